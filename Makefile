@@ -1,0 +1,32 @@
+# stocknode: see README.md. Every target works on a machine with only Go.
+GO      ?= go
+BIN     := bin/stocknode
+DATADIR ?= ./stocknode-data
+ARGS    ?=
+
+.PHONY: build run dev test test-short vet clean
+
+build:
+	$(GO) build -o $(BIN) ./cmd/stocknode
+
+## run: the preview chain in $(DATADIR), a block every 200 ms.
+run: build
+	./$(BIN) --datadir $(DATADIR) $(ARGS)
+
+## dev: the preview chain in memory, fresh every start.
+dev: build
+	./$(BIN) --dev $(ARGS)
+
+vet:
+	$(GO) vet ./...
+
+## test: every test, with the race detector.
+test: vet
+	$(GO) test -race -count=1 -timeout 20m ./...
+
+## test-short: the fast tests without the race detector.
+test-short:
+	$(GO) test -short -count=1 ./...
+
+clean:
+	rm -rf bin

@@ -1,0 +1,183 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/crypto"
+	gethlog "github.com/ethereum/go-ethereum/log"
+
+	"github.com/stocknode/stocknode/node"
+	"github.com/stocknode/stocknode/node/chain"
+)
+
+func routeGethLogs(w io.Writer, level slog.Level) {
+	gethlog.SetDefault(gethlog.NewLogger(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level})))
+}
+
+func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	return fs
+}
+
+// parse parses flags, mapping a parse error to errUsage (flag already
+// printed it) and keeping -h as flag.ErrHelp.
+func parse(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if err == flag.ErrHelp {
+			return err
+		}
+		return errUsage
+	}
+	return nil
+}
+
+func runNode(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("stocknode", stderr)
+	var cfg node.Config
+	fs.StringVar(&cfg.DataDir, "datadir", "./stocknode-data", "data directory of the chain database")
+	fs.BoolVar(&cfg.Dev, "dev", false, "keep the chain in memory and start fresh")
+	fs.StringVar(&cfg.GenesisFile, "genesis", "", "geth-format genesis.json (default: built-in preview network)")
+	fs.StringVar(&cfg.FaucetKey, "faucet.key", "", "hex private key of the faucet account (default: a derived development key)")
+	fs.DurationVar(&cfg.Sequencer.BlockTime, "block-time", 200*time.Millisecond, "time between blocks; 0 produces no blocks")
+	fs.DurationVar(&cfg.Sequencer.PreconfInterval, "preconf-interval", 200*time.Millisecond, "time between pre-confirmations (at most --block-time)")
+	fs.Uint64Var(&cfg.TxPool.GlobalSlots, "txpool.globalslots", 0, "executable transactions the pool holds (default geth's 5120)")
+	verbosity := fs.Int("verbosity", 3, "log level: 0 silent, 1 error, 2 warn, 3 info, 4 debug")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "unexpected arguments: %v\n", fs.Args())
+		return errUsage
+	}
+	if cfg.Sequencer.BlockTime > 0 && cfg.Sequencer.PreconfInterval > cfg.Sequencer.BlockTime {
+		return fmt.Errorf("--preconf-interval %v exceeds --block-time %v", cfg.Sequencer.PreconfInterval, cfg.Sequencer.BlockTime)
+	}
+	log := newLogger(stderr, *verbosity)
+	n, err := node.New(cfg, log)
+	if err != nil {
+		return err
+	}
+	if err := printAccounts(stdout, n); err != nil {
+		n.Close()
+		return err
+	}
+	return n.Run(ctx)
+}
+
+// printAccounts shows what anvil shows: the funded development accounts with
+// their keys, and the faucet.
+func printAccounts(w io.Writer, n *node.Node) error {
+	keys, err := node.DevAccounts()
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "Chain ID %d\n\nDevelopment accounts (mnemonic %q), %s ETH each:\n",
+		n.Chain().Config().ChainID, chain.DevMnemonic, "10000")
+	for i, key := range keys {
+		fmt.Fprintf(w, "(%d) %s  key %s\n", i, crypto.PubkeyToAddress(key.PublicKey).Hex(), hexutil.Encode(crypto.FromECDSA(key)))
+	}
+	fmt.Fprintf(w, "\nFaucet: %s\n", n.FaucetAddress().Hex())
+	if n.FaucetDerived() {
+		fmt.Fprintf(w, "Faucet key (development key, public, never use it for value): %s\n", hexutil.Encode(crypto.FromECDSA(n.FaucetKey())))
+	}
+	fmt.Fprintln(w)
+	return nil
+}
+
+func runInit(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("stocknode init", stderr)
+	dataDir := fs.String("datadir", "./stocknode-data", "data directory to initialise")
+	genesisFile := fs.String("genesis", "", "geth-format genesis.json (required)")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if *genesisFile == "" || fs.NArg() > 0 {
+		fmt.Fprintln(stderr, "usage: stocknode init --genesis FILE [--datadir DIR]")
+		return errUsage
+	}
+	routeGethLogs(stderr, slog.LevelWarn)
+	cfg, err := node.ChainConfig(*dataDir, false, *genesisFile, [20]byte{})
+	if err != nil {
+		return err
+	}
+	c, err := chain.Open(cfg)
+	if err != nil {
+		return err
+	}
+	genesis := c.BlockChain().Genesis()
+	fmt.Fprintf(stdout, "Initialised %s: chain ID %d, genesis %s\n", *dataDir, c.Config().ChainID, genesis.Hash().Hex())
+	return c.Close()
+}
+
+func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("stocknode import", stderr)
+	dataDir := fs.String("datadir", "./stocknode-data", "data directory to import into")
+	genesisFile := fs.String("genesis", "", "geth-format genesis.json of the chain (default: the datadir's, else the preview genesis)")
+	faucetKey := fs.String("faucet.key", "", "faucet key of the preview genesis, if the file extends it")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		fmt.Fprintln(stderr, "usage: stocknode import --datadir DIR [--genesis FILE] FILE.rlp")
+		return errUsage
+	}
+	routeGethLogs(stderr, slog.LevelWarn)
+	c, err := openForFile(*dataDir, *genesisFile, *faucetKey)
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	head, err := c.Import(ctx, fs.Arg(0))
+	if err != nil {
+		c.Close()
+		return err
+	}
+	fmt.Fprintf(stdout, "Imported %s in %v: head %d %s, state root %s\n", fs.Arg(0), time.Since(start).Round(time.Millisecond),
+		head.Number, head.Hash().Hex(), head.Root.Hex())
+	return c.Close()
+}
+
+func runExport(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("stocknode export", stderr)
+	dataDir := fs.String("datadir", "./stocknode-data", "data directory to export from")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		fmt.Fprintln(stderr, "usage: stocknode export --datadir DIR FILE.rlp")
+		return errUsage
+	}
+	routeGethLogs(stderr, slog.LevelWarn)
+	c, err := chain.Open(chain.Config{DataDir: *dataDir})
+	if err != nil {
+		return err
+	}
+	head, err := c.Export(fs.Arg(0))
+	if err != nil {
+		c.Close()
+		return err
+	}
+	fmt.Fprintf(stdout, "Exported blocks 0..%d to %s: head %s\n", head.Number, fs.Arg(0), head.Hash().Hex())
+	return c.Close()
+}
+
+func openForFile(dataDir, genesisFile, faucetKey string) (*chain.Chain, error) {
+	faucet, _, err := chain.FaucetKey(faucetKey)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := node.ChainConfig(dataDir, false, genesisFile, crypto.PubkeyToAddress(faucet.PublicKey))
+	if err != nil {
+		return nil, err
+	}
+	return chain.Open(cfg)
+}
+
+

@@ -1,0 +1,193 @@
+// Package node is stocknode's composition root: it opens the chain, starts
+// the transaction pool and the sequencer, and owns their lifetimes.
+package node
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/crypto"
+
+	"github.com/stocknode/stocknode/node/chain"
+	"github.com/stocknode/stocknode/node/pending"
+	"github.com/stocknode/stocknode/node/sequencer"
+	"github.com/stocknode/stocknode/node/txpool"
+)
+
+// Config is everything the node needs to start.
+type Config struct {
+	// DataDir holds the database (ignored with Dev).
+	DataDir string
+	// Dev keeps the chain in memory and starts it fresh.
+	Dev bool
+	// GenesisFile is a geth-format genesis.json; empty means the built-in
+	// preview genesis.
+	GenesisFile string
+	// FaucetKey is the faucet's hex private key; empty derives a development key.
+	FaucetKey string
+	// Sequencer is the block and pre-confirmation rhythm.
+	Sequencer sequencer.Config
+	// TxPool tunes the pool.
+	TxPool txpool.Config
+}
+
+// Node is a running chain endpoint.
+type Node struct {
+	cfg    Config
+	log    *slog.Logger
+	chain  *chain.Chain
+	pool   *txpool.Pool
+	store  *pending.Store
+	seq    *sequencer.Sequencer
+	faucet *ecdsa.PrivateKey
+
+	faucetDerived bool
+	dirtyStart    bool // the previous run ended without a clean shutdown
+}
+
+// New opens the chain and prepares the pool and sequencer.
+func New(cfg Config, log *slog.Logger) (*Node, error) {
+	faucet, derived, err := chain.FaucetKey(cfg.FaucetKey)
+	if err != nil {
+		return nil, err
+	}
+	chainCfg, err := ChainConfig(cfg.DataDir, cfg.Dev, cfg.GenesisFile, crypto.PubkeyToAddress(faucet.PublicKey))
+	if err != nil {
+		return nil, err
+	}
+	n := &Node{cfg: cfg, log: log, store: new(pending.Store), faucet: faucet, faucetDerived: derived}
+	if !cfg.Dev {
+		if n.dirtyStart, err = markRunning(cfg.DataDir); err != nil {
+			return nil, err
+		}
+	}
+	if n.chain, err = chain.Open(chainCfg); err != nil {
+		return nil, err
+	}
+	if n.pool, err = txpool.New(n.chain, cfg.TxPool); err != nil {
+		n.chain.Close()
+		return nil, err
+	}
+	seqCfg := cfg.Sequencer
+	if seqCfg.Coinbase == (common.Address{}) {
+		// Tips flow back to the faucet that hands out the test currency.
+		seqCfg.Coinbase = n.FaucetAddress()
+	}
+	if seqCfg.GasCeil == 0 {
+		seqCfg.GasCeil = n.chain.Head().GasLimit
+	}
+	if n.seq, err = sequencer.New(seqCfg, n.chain, n.pool, n.store, log); err != nil {
+		n.pool.Close()
+		n.chain.Close()
+		return nil, err
+	}
+	return n, nil
+}
+
+// ChainConfig resolves which chain a datadir holds or gets: the given genesis
+// file (checked against a datadir that already has a chain) or the built-in
+// preview genesis (used only when the datadir is new).
+func ChainConfig(dataDir string, dev bool, genesisFile string, faucet common.Address) (chain.Config, error) {
+	cfg := chain.Config{DataDir: dataDir, InMemory: dev}
+	if genesisFile != "" {
+		genesis, err := chain.LoadGenesis(genesisFile)
+		if err != nil {
+			return cfg, err
+		}
+		cfg.Genesis, cfg.CheckGenesis = genesis, true
+		return cfg, nil
+	}
+	genesis, err := chain.PreviewGenesis(faucet)
+	if err != nil {
+		return cfg, err
+	}
+	cfg.Genesis = genesis
+	cfg.Rules = chain.Rules{MinBaseFee: chain.PreviewMinBaseFee}
+	return cfg, nil
+}
+
+// Chain is the node's chain.
+func (n *Node) Chain() *chain.Chain { return n.chain }
+
+// Pool is the node's transaction pool.
+func (n *Node) Pool() *txpool.Pool { return n.pool }
+
+// Snapshots is where readers load the current head and pending views.
+func (n *Node) Snapshots() *pending.Store { return n.store }
+
+// FaucetAddress is the faucet account.
+func (n *Node) FaucetAddress() common.Address { return crypto.PubkeyToAddress(n.faucet.PublicKey) }
+
+// FaucetKey is the faucet's private key.
+func (n *Node) FaucetKey() *ecdsa.PrivateKey { return n.faucet }
+
+// Run serves until ctx ends, then shuts down cleanly.
+func (n *Node) Run(ctx context.Context) error {
+	n.logStart()
+	err := n.seq.Run(ctx)
+	if cerr := n.Close(); cerr != nil {
+		err = errors.Join(err, cerr)
+	}
+	return err
+}
+
+func (n *Node) logStart() {
+	head := n.chain.Head()
+	attrs := n.chain.Describe()
+	switch {
+	case n.cfg.Dev:
+		n.log.Info("Started in-memory chain (--dev)", attrs...)
+	case n.dirtyStart:
+		n.log.Warn("Previous run did not shut down cleanly; every sealed block was committed and synced before it was announced, so the chain resumes from its persisted head",
+			append(attrs, "age", time.Since(time.Unix(int64(head.Time), 0)).Round(time.Second))...)
+	case head.Number.Sign() == 0:
+		n.log.Info("Started new chain", attrs...)
+	default:
+		n.log.Info("Resumed chain from disk", attrs...)
+	}
+	if n.cfg.Sequencer.BlockTime == 0 {
+		n.log.Info("Block production off (--block-time 0): serving the chain as it is")
+	} else {
+		n.log.Info("Sequencing", "blockTime", n.cfg.Sequencer.BlockTime, "preconfInterval", n.cfg.Sequencer.PreconfInterval)
+	}
+}
+
+// Close stops the pool and closes the chain, and records a clean shutdown.
+func (n *Node) Close() error {
+	err := errors.Join(n.pool.Close(), n.chain.Close())
+	if err == nil && !n.cfg.Dev {
+		err = os.Remove(runningMarker(n.cfg.DataDir))
+	}
+	return err
+}
+
+func runningMarker(dataDir string) string { return filepath.Join(dataDir, "stocknode.running") }
+
+// markRunning records that a run started; it reports whether the previous
+// run left its marker behind (a crash or kill -9).
+func markRunning(dataDir string) (dirty bool, err error) {
+	if err := os.MkdirAll(dataDir, 0o755); err != nil {
+		return false, fmt.Errorf("create datadir: %w", err)
+	}
+	marker := runningMarker(dataDir)
+	if _, err := os.Stat(marker); err == nil {
+		dirty = true
+	}
+	if err := os.WriteFile(marker, []byte(fmt.Sprintf("%d\n", os.Getpid())), 0o644); err != nil {
+		return false, fmt.Errorf("write run marker: %w", err)
+	}
+	return dirty, nil
+}
+
+// DevAccounts lists the funded development accounts' keys.
+func DevAccounts() ([]*ecdsa.PrivateKey, error) { return chain.DevKeys(chain.DevAccountCount) }
+
+// FaucetDerived reports whether the faucet key is the derived development key.
+func (n *Node) FaucetDerived() bool { return n.faucetDerived }

@@ -1,0 +1,82 @@
+// Package pending holds the immutable views of the chain that readers use:
+// the latest sealed block and the pre-confirmed block being built on it,
+// published together by one atomic pointer swap.
+package pending
+
+import (
+	"sync/atomic"
+	"time"
+
+	"github.com/ethereum/go-ethereum/core/state"
+	"github.com/ethereum/go-ethereum/core/types"
+)
+
+// Block is the pre-confirmed block: what the sequencer has executed into the
+// block being built as of one pre-confirmation tick. Its header has no state
+// root or hash-derived fields yet; they are set when the block is sealed.
+type Block struct {
+	Header       *types.Header
+	Transactions types.Transactions
+	Receipts     types.Receipts
+}
+
+// Snapshot is one published view: the head block and the pending block on
+// top of it. It is immutable; readers may hold it as long as they like.
+type Snapshot struct {
+	// Seq increases by one with every publication.
+	Seq uint64
+	// Head is the latest sealed block (also safe and finalized: a single
+	// sequencer never reorgs).
+	Head *types.Block
+	// Pending is the block being built on Head.
+	Pending *Block
+	// Published is when the snapshot was made.
+	Published time.Time
+
+	db            state.Database
+	headReader    state.Reader
+	pendingReader state.Reader
+}
+
+// New makes a snapshot. pendingReader is the newest Layer of the pending
+// block, or headReader when nothing has been executed on top of Head.
+func New(seq uint64, head *types.Block, pending *Block, db state.Database, headReader, pendingReader state.Reader) *Snapshot {
+	return &Snapshot{
+		Seq:           seq,
+		Head:          head,
+		Pending:       pending,
+		Published:     time.Now(),
+		db:            db,
+		headReader:    headReader,
+		pendingReader: pendingReader,
+	}
+}
+
+// LatestReader reads the state of Head; safe for concurrent use.
+func (s *Snapshot) LatestReader() state.Reader { return s.headReader }
+
+// PendingReader reads the pre-confirmed state; safe for concurrent use.
+func (s *Snapshot) PendingReader() state.Reader { return s.pendingReader }
+
+// LatestState returns a fresh StateDB (for one reader's exclusive use) over Head.
+func (s *Snapshot) LatestState() (*state.StateDB, error) {
+	return state.NewWithReader(s.Head.Root(), s.db, s.headReader)
+}
+
+// PendingState returns a fresh StateDB (for one reader's exclusive use) over
+// the pre-confirmed state.
+func (s *Snapshot) PendingState() (*state.StateDB, error) {
+	return state.NewWithReader(s.Head.Root(), s.db, s.pendingReader)
+}
+
+// Store holds the current snapshot. Load is one atomic load: readers never
+// take a lock and never see a half-published view.
+type Store struct {
+	current atomic.Pointer[Snapshot]
+}
+
+// Load returns the current snapshot, or nil before the first publication.
+func (s *Store) Load() *Snapshot { return s.current.Load() }
+
+// Publish makes snap the current snapshot.
+func (s *Store) Publish(snap *Snapshot) { s.current.Store(snap) }

@@ -1,0 +1,192 @@
+// Package sequencer turns pooled transactions into blocks: it opens a block
+// at every block boundary, executes newly accepted transactions into it at
+// every pre-confirmation tick, publishes the pending snapshot after each
+// tick, and seals the block one block time after it opened.
+package sequencer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/state"
+	"github.com/ethereum/go-ethereum/core/types"
+
+	"github.com/stocknode/stocknode/node/chain"
+	"github.com/stocknode/stocknode/node/pending"
+	"github.com/stocknode/stocknode/node/txpool"
+)
+
+// Config sets the sequencer's rhythm.
+type Config struct {
+	// BlockTime is the time from a block's opening to its sealing. Zero
+	// means no blocks are produced: the chain is served as it is.
+	BlockTime time.Duration
+	// PreconfInterval is the time between pre-confirmation ticks; at most
+	// BlockTime.
+	PreconfInterval time.Duration
+	// Coinbase receives the priority fees.
+	Coinbase common.Address
+	// GasCeil is the gas limit blocks move towards.
+	GasCeil uint64
+}
+
+// Validate reports a configuration that cannot run.
+func (c Config) Validate() error {
+	switch {
+	case c.BlockTime < 0:
+		return fmt.Errorf("block time %v is negative", c.BlockTime)
+	case c.BlockTime == 0:
+		return nil
+	case c.PreconfInterval <= 0:
+		return fmt.Errorf("pre-confirmation interval %v must be positive", c.PreconfInterval)
+	case c.PreconfInterval > c.BlockTime:
+		return fmt.Errorf("pre-confirmation interval %v exceeds the block time %v", c.PreconfInterval, c.BlockTime)
+	}
+	return nil
+}
+
+// Sequencer produces the chain's blocks and pending snapshots.
+type Sequencer struct {
+	cfg   Config
+	chain *chain.Chain
+	pool  *txpool.Pool
+	store *pending.Store
+	log   *slog.Logger
+	now   func() time.Time
+
+	seq uint64 // snapshots published
+}
+
+// New returns a sequencer; nothing runs until Run.
+func New(cfg Config, c *chain.Chain, pool *txpool.Pool, store *pending.Store, log *slog.Logger) (*Sequencer, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	return &Sequencer{cfg: cfg, chain: c, pool: pool, store: store, log: log, now: time.Now}, nil
+}
+
+// Run produces blocks until ctx ends. Before it returns, the first snapshot
+// is always published, so readers never see an empty store once Run started
+// (PublishHead does the same without producing blocks).
+func (s *Sequencer) Run(ctx context.Context) error {
+	if s.cfg.BlockTime == 0 {
+		if err := s.PublishHead(); err != nil {
+			return err
+		}
+		<-ctx.Done()
+		return nil
+	}
+	opened := s.now()
+	b, err := s.open(s.currentHead(), opened)
+	if err != nil {
+		return err
+	}
+	s.tick(b)
+
+	nextSeal, nextTick := opened.Add(s.cfg.BlockTime), opened.Add(s.cfg.PreconfInterval)
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	for {
+		timer.Reset(time.Until(earliest(nextTick, nextSeal)))
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-timer.C:
+		}
+		now := s.now()
+		if now.Before(nextSeal) {
+			s.tick(b)
+			nextTick = nextTick.Add(s.cfg.PreconfInterval)
+			continue
+		}
+		if b, err = s.sealAndReopen(b, now); err != nil {
+			return err
+		}
+		opened = nextSeal
+		if now.Sub(opened) >= s.cfg.BlockTime {
+			// Fell a whole block behind (a slow seal): restart the rhythm
+			// from now rather than sealing a burst of catch-up blocks.
+			opened = now
+		}
+		nextSeal, nextTick = opened.Add(s.cfg.BlockTime), opened.Add(s.cfg.PreconfInterval)
+	}
+}
+
+func earliest(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
+}
+
+// PublishHead publishes a snapshot of the current head with an empty pending
+// block, as a node that produces no blocks serves `pending` (geth: pending
+// equals latest when nothing is being built).
+func (s *Sequencer) PublishHead() error {
+	head := s.currentHead()
+	reader, err := s.chain.StateReader(head.Root())
+	if err != nil {
+		return fmt.Errorf("state of head %d: %w", head.NumberU64(), err)
+	}
+	s.publish(head, &pending.Block{Header: head.Header()}, reader, reader)
+	return nil
+}
+
+func (s *Sequencer) currentHead() *types.Block {
+	h := s.chain.Head()
+	return s.chain.BlockChain().GetBlock(h.Hash(), h.Number.Uint64())
+}
+
+func (s *Sequencer) open(parent *types.Block, now time.Time) (*builder, error) {
+	b, err := openBlock(s.chain, parent, uint64(now.Unix()), s.cfg.Coinbase, s.cfg.GasCeil)
+	if err != nil {
+		return nil, fmt.Errorf("open block %d: %w", parent.NumberU64()+1, err)
+	}
+	return b, nil
+}
+
+// tick executes what was accepted since the last tick and publishes the
+// pending snapshot.
+func (s *Sequencer) tick(b *builder) {
+	b.fill(s.pool.Executable(b.header.BaseFee))
+	block, reader := b.preconfirm()
+	s.publish(b.parent, block, b.base, reader)
+}
+
+// sealAndReopen seals b, appends it to the chain, opens the next block on it
+// and publishes head and pending together: pending is never behind latest.
+func (s *Sequencer) sealAndReopen(b *builder, now time.Time) (*builder, error) {
+	start := s.now()
+	block, err := b.seal()
+	if err == nil {
+		err = s.chain.Append(block)
+	}
+	if err != nil {
+		// Never expected: the builder executed what it sealed. Drop the
+		// block; its transactions are still pooled and go into the next.
+		s.log.Error("Sealing failed, rebuilding on the current head", "number", b.header.Number, "err", err)
+		next, openErr := s.open(s.currentHead(), now)
+		if openErr != nil {
+			return nil, errors.Join(err, openErr)
+		}
+		s.tick(next)
+		return next, nil
+	}
+	next, err := s.open(block, now)
+	if err != nil {
+		return nil, err
+	}
+	s.tick(next)
+	s.log.Info("Sealed block", "number", block.NumberU64(), "hash", block.Hash(), "txs", len(block.Transactions()),
+		"gas", block.GasUsed(), "elapsed", common.PrettyDuration(s.now().Sub(start)))
+	return next, nil
+}
+
+func (s *Sequencer) publish(head *types.Block, block *pending.Block, headReader, pendingReader state.Reader) {
+	s.seq++
+	s.store.Publish(pending.New(s.seq, head, block, s.chain.StateDatabase(), headReader, pendingReader))
+}

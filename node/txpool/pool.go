@@ -1,0 +1,125 @@
+// Package txpool is the node's transaction pool: go-ethereum's legacypool
+// behind the small API that the RPC layer and the sequencer use, with the
+// chain's own admission rules (no blob transactions, fee cap at least the
+// base fee of the block being built).
+package txpool
+
+import (
+	"errors"
+	"fmt"
+	"math/big"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core"
+	gethpool "github.com/ethereum/go-ethereum/core/txpool"
+	"github.com/ethereum/go-ethereum/core/txpool/legacypool"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/holiman/uint256"
+
+	"github.com/stocknode/stocknode/node/chain"
+)
+
+// ErrBlobTxNotSupported rejects blob transactions: this chain has no
+// consensus layer to carry blob sidecars.
+var ErrBlobTxNotSupported = errors.New("blob transactions are not supported on this chain")
+
+// Config tunes the pool.
+type Config struct {
+	// GlobalSlots is the number of executable transactions the pool holds.
+	GlobalSlots uint64
+	// AccountSlots is the number of executable transactions per account
+	// guaranteed a place.
+	AccountSlots uint64
+}
+
+// Pool accepts transactions for the sequencer.
+type Pool struct {
+	chain *chain.Chain
+	pool  *gethpool.TxPool
+}
+
+// New starts a pool that follows c's head.
+func New(c *chain.Chain, cfg Config) (*Pool, error) {
+	lpConfig := legacypool.DefaultConfig
+	lpConfig.Journal = "" // nothing is local: every sender is an RPC client
+	if cfg.GlobalSlots > 0 {
+		lpConfig.GlobalSlots = cfg.GlobalSlots
+	}
+	if cfg.AccountSlots > 0 {
+		lpConfig.AccountSlots = cfg.AccountSlots
+	}
+	legacy := legacypool.New(lpConfig, c.BlockChain())
+	// A zero minimum tip: transactions pay at least the base fee (checked in
+	// Add), the tip is the sender's choice, as on anvil.
+	pool, err := gethpool.New(0, c.BlockChain(), []gethpool.SubPool{legacy})
+	if err != nil {
+		return nil, fmt.Errorf("start transaction pool: %w", err)
+	}
+	return &Pool{chain: c, pool: pool}, nil
+}
+
+// AddRaw decodes a signed transaction in its binary (EIP-2718) encoding and
+// adds it; see Add.
+func (p *Pool) AddRaw(raw []byte) (common.Hash, error) {
+	tx := new(types.Transaction)
+	if err := tx.UnmarshalBinary(raw); err != nil {
+		return common.Hash{}, fmt.Errorf("decode transaction: %w", err)
+	}
+	return tx.Hash(), p.Add(tx)
+}
+
+// Add validates tx and queues it for the sequencer. Errors are go-ethereum's
+// (nonce too low, insufficient funds for gas * price + value, intrinsic gas
+// too low, replacement transaction underpriced, invalid sender, ...).
+func (p *Pool) Add(tx *types.Transaction) error {
+	if tx.Type() == types.BlobTxType {
+		return ErrBlobTxNotSupported
+	}
+	if err := p.checkFeeCap(tx); err != nil {
+		return err
+	}
+	return p.pool.Add([]*types.Transaction{tx}, false)[0]
+}
+
+// checkFeeCap rejects a transaction that cannot pay the base fee of the block
+// being built. legacypool would queue it until the base fee falls; with a
+// base fee floor it might never, so the sender hears about it now.
+func (p *Pool) checkFeeCap(tx *types.Transaction) error {
+	head := p.chain.Head()
+	baseFee := p.chain.Engine().CalcBaseFee(p.chain.Config(), head)
+	if tx.GasFeeCap().Cmp(baseFee) >= 0 {
+		return nil
+	}
+	from, err := types.Sender(types.LatestSigner(p.chain.Config()), tx)
+	if err != nil {
+		return fmt.Errorf("%w: %v", gethpool.ErrInvalidSender, err)
+	}
+	return fmt.Errorf("%w: address %v, maxFeePerGas: %s, baseFee: %s", core.ErrFeeCapTooLow, from.Hex(), tx.GasFeeCap(), baseFee)
+}
+
+// Get returns a pooled transaction, or nil.
+func (p *Pool) Get(hash common.Hash) *types.Transaction { return p.pool.Get(hash) }
+
+// Nonce returns the next nonce of addr with every pooled executable
+// transaction applied.
+func (p *Pool) Nonce(addr common.Address) uint64 { return p.pool.PoolNonce(addr) }
+
+// Stats returns the number of executable and queued transactions.
+func (p *Pool) Stats() (pending, queued int) { return p.pool.Stats() }
+
+// Executable returns the transactions that can run on top of the head,
+// grouped by sender and sorted by nonce, that pay at least baseFee.
+func (p *Pool) Executable(baseFee *big.Int) map[common.Address][]*gethpool.LazyTransaction {
+	filter := gethpool.PendingFilter{}
+	if baseFee != nil {
+		filter.BaseFee = uint256.MustFromBig(baseFee)
+	}
+	txs, _ := p.pool.Pending(filter)
+	return txs
+}
+
+// Sync waits until the pool has caught up with the chain head; tests use it.
+func (p *Pool) Sync() error { return p.pool.Sync() }
+
+// Close stops the pool.
+func (p *Pool) Close() error { return p.pool.Close() }
