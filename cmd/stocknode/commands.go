@@ -179,5 +179,3 @@ func openForFile(dataDir, genesisFile, faucetKey string) (*chain.Chain, error) {
 	}
 	return chain.Open(cfg)
 }
-
-

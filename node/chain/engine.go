@@ -76,17 +76,8 @@ func (e *Engine) VerifyHeaders(chain consensus.ChainHeaderReader, headers []*typ
 	abort := make(chan struct{})
 	results := make(chan error, len(headers))
 	go func() {
-		if split > 0 {
-			powAbort, powResults := e.Beacon.VerifyHeaders(chain, headers[:split])
-			for range split {
-				select {
-				case err := <-powResults:
-					results <- err
-				case <-abort:
-					close(powAbort)
-					return
-				}
-			}
+		if split > 0 && !e.verifyPoW(chain, headers[:split], results, abort) {
+			return
 		}
 		for i := split; i < len(headers); i++ {
 			var parent *types.Header
@@ -109,6 +100,38 @@ func (e *Engine) VerifyHeaders(chain consensus.ChainHeaderReader, headers []*typ
 		}
 	}()
 	return abort, results
+}
+
+// verifyPoW verifies a batch of pre-merge headers with geth's engine and
+// sends the results; it reports false when aborted. geth's beacon engine
+// rejects a PoW header on a PoS parent (EIP-3675) in VerifyHeader but not in
+// VerifyHeaders, which hands an all-PoW batch to ethash as is, and ethash
+// accepts such a header between the merge and Shanghai. core.BlockChain only
+// calls VerifyHeaders, so the check is made here for the batch's first header
+// (a PoW header after a PoS one inside the batch fails verifyPoS).
+func (e *Engine) verifyPoW(chain consensus.ChainHeaderReader, headers []*types.Header, results chan<- error, abort <-chan struct{}) bool {
+	first := headers[0]
+	if parent := chain.GetHeader(first.ParentHash, first.Number.Uint64()-1); parent != nil && parent.Difficulty.Sign() == 0 {
+		for range headers {
+			select {
+			case results <- consensus.ErrInvalidTerminalBlock:
+			case <-abort:
+				return false
+			}
+		}
+		return true
+	}
+	powAbort, powResults := e.Beacon.VerifyHeaders(chain, headers)
+	for range headers {
+		select {
+		case err := <-powResults:
+			results <- err
+		case <-abort:
+			close(powAbort)
+			return false
+		}
+	}
+	return true
 }
 
 // verifyPoS checks a post-merge header against its parent. It mirrors geth's
@@ -160,6 +183,11 @@ func (e *Engine) verifyFees(config *params.ChainConfig, header, parent *types.He
 	}
 	if header.BaseFee == nil {
 		return errors.New("header is missing baseFee")
+	}
+	// As eip1559.VerifyEIP1559Header: CalcBaseFee dereferences the parent's
+	// base fee, and in a batch the parent is an unverified header.
+	if config.IsLondon(parent.Number) && parent.BaseFee == nil {
+		return errors.New("parent header is missing baseFee")
 	}
 	if want := e.CalcBaseFee(config, parent); header.BaseFee.Cmp(want) != 0 {
 		return fmt.Errorf("invalid baseFee: have %s, want %s, parentBaseFee %s, parentGasUsed %d",

@@ -15,6 +15,9 @@ import (
 // block being built as of one pre-confirmation tick. Its header has no state
 // root or hash-derived fields yet; they are set when the block is sealed.
 type Block struct {
+	// Index counts the pre-confirmations of this block: 0 when it opened,
+	// then one more per tick (Flashblocks' "index").
+	Index        int
 	Header       *types.Header
 	Transactions types.Transactions
 	Receipts     types.Receipts

@@ -41,6 +41,7 @@ type builder struct {
 	receipts []*types.Receipt
 	size     uint64
 
+	ticks   int              // pre-confirmations published
 	touched *pending.Touched // changed since the last published layer
 	layer   *pending.Layer   // pending state as of the last tick
 	base    state.Reader     // state of parent
@@ -200,13 +201,15 @@ func (b *builder) preconfirm() (*pending.Block, state.Reader) {
 		b.layer = pending.NewLayer(b.base, b.layer, pending.Capture(b.state, b.touched))
 		b.touched = pending.NewTouched()
 	}
-	header := types.CopyHeader(b.header)
 	n := len(b.txs)
-	return &pending.Block{
-		Header:       header,
+	block := &pending.Block{
+		Index:        b.ticks,
+		Header:       types.CopyHeader(b.header),
 		Transactions: b.txs[:n:n],
 		Receipts:     b.receipts[:n:n],
-	}, b.layer
+	}
+	b.ticks++
+	return block, b.layer
 }
 
 // seal runs the post-execution system calls (EIP-7002/7251 queues, EIP-6110

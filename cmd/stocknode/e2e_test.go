@@ -1,0 +1,250 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// binary is the stocknode executable built once for the end-to-end tests.
+var binary string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "stocknode-e2e")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	binary = filepath.Join(dir, "stocknode")
+	build := exec.Command("go", "build", "-o", binary, ".")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "build stocknode:", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// proc is a running stocknode whose log lines the test reads.
+type proc struct {
+	t     *testing.T
+	cmd   *exec.Cmd
+	lines chan string
+	done  chan error
+	log   strings.Builder
+}
+
+func start(t *testing.T, args ...string) *proc {
+	t.Helper()
+	p := &proc{t: t, cmd: exec.Command(binary, args...), lines: make(chan string, 1024), done: make(chan error, 1)}
+	stderr, err := p.cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.cmd.Stdout = io.Discard
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		scanner := bufio.NewScanner(stderr)
+		for scanner.Scan() {
+			p.lines <- scanner.Text()
+		}
+		close(p.lines)
+		p.done <- p.cmd.Wait()
+	}()
+	t.Cleanup(func() {
+		if p.cmd.ProcessState == nil {
+			p.cmd.Process.Kill()
+			for range p.lines {
+			}
+		}
+	})
+	return p
+}
+
+// await reads log lines until one matches re and returns its submatches.
+func (p *proc) await(re *regexp.Regexp, timeout time.Duration) []string {
+	p.t.Helper()
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	for {
+		select {
+		case line, ok := <-p.lines:
+			if !ok {
+				p.t.Fatalf("stocknode exited before logging %q; log:\n%s", re, p.log.String())
+			}
+			p.log.WriteString(line + "\n")
+			if m := re.FindStringSubmatch(line); m != nil {
+				return m
+			}
+		case <-timer.C:
+			p.t.Fatalf("no log line matching %q within %v; log:\n%s", re, timeout, p.log.String())
+		}
+	}
+}
+
+// stop sends sig and waits for the exit.
+func (p *proc) stop(sig syscall.Signal) error {
+	p.t.Helper()
+	if err := p.cmd.Process.Signal(sig); err != nil {
+		p.t.Fatal(err)
+	}
+	for line := range p.lines {
+		p.log.WriteString(line + "\n")
+	}
+	return <-p.done
+}
+
+var (
+	sealedRe  = regexp.MustCompile(`msg="Sealed block" number=(\d+) hash=(0x[0-9a-f]{64})`)
+	startRe   = regexp.MustCompile(`msg="(Started new chain|Resumed chain from disk|Previous run did not shut down cleanly[^"]*)" .*head=(\d+) hash=(0x[0-9a-f]{64})`)
+	importRe  = regexp.MustCompile(`head (\d+) (0x[0-9a-f]{64})`)
+	exportRe  = regexp.MustCompile(`Exported blocks 0\.\.(\d+) to .*: head (0x[0-9a-f]{64})`)
+	genesisRe = regexp.MustCompile(`genesis (0x[0-9a-f]{64})`)
+)
+
+func atoi(t *testing.T, s string) uint64 {
+	t.Helper()
+	n, err := strconv.ParseUint(s, 10, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// Killed with -9 while producing, the node comes back at or above the last
+// block it announced, says how it recovered, and carries on from there.
+func TestKill9ResumesAtOrAboveLastAnnouncedBlock(t *testing.T) {
+	datadir := t.TempDir()
+	args := []string{"--datadir", datadir, "--block-time", "50ms", "--preconf-interval", "50ms"}
+
+	p := start(t, args...)
+	if m := p.await(startRe, 30*time.Second); m[1] != "Started new chain" {
+		t.Fatalf("first start logged %q", m[1])
+	}
+	for round := 0; round < 3; round++ {
+		var announced uint64
+		for i := 0; i < 5+round*3; i++ {
+			announced = atoi(t, p.await(sealedRe, 10*time.Second)[1])
+		}
+		p.stop(syscall.SIGKILL)
+
+		p = start(t, args...)
+		m := p.await(startRe, 30*time.Second)
+		if !strings.HasPrefix(m[1], "Previous run did not shut down cleanly") {
+			t.Fatalf("round %d: restart after kill -9 logged %q", round, m[1])
+		}
+		head := atoi(t, m[2])
+		if head < announced {
+			t.Fatalf("round %d: restarted at %d, below the announced block %d", round, head, announced)
+		}
+		if next := atoi(t, p.await(sealedRe, 10*time.Second)[1]); next != head+1 {
+			t.Fatalf("round %d: first block after restart is %d, want %d", round, next, head+1)
+		}
+	}
+	last := atoi(t, p.await(sealedRe, 10*time.Second)[1])
+	if err := p.stop(syscall.SIGINT); err != nil {
+		t.Fatalf("clean shutdown: %v", err)
+	}
+	p = start(t, args...)
+	m := p.await(startRe, 30*time.Second)
+	if m[1] != "Resumed chain from disk" || atoi(t, m[2]) < last {
+		t.Fatalf("after a clean stop at %d the node logged %q at head %s", last, m[1], m[2])
+	}
+	p.stop(syscall.SIGTERM)
+}
+
+// A produced chain exports in geth's format and imports into a fresh
+// datadir to the same head.
+func TestExportImportRoundTrip(t *testing.T) {
+	src := t.TempDir()
+	p := start(t, "--datadir", src, "--block-time", "20ms", "--preconf-interval", "20ms")
+	for i := 0; i < 10; i++ {
+		p.await(sealedRe, 10*time.Second)
+	}
+	if err := p.stop(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "chain.rlp.gz")
+	out := runOK(t, "export", "--datadir", src, file)
+	exp := exportRe.FindStringSubmatch(out)
+	if exp == nil {
+		t.Fatalf("export printed %q", out)
+	}
+	out = runOK(t, "import", "--datadir", t.TempDir(), file)
+	imp := importRe.FindStringSubmatch(out)
+	if imp == nil || imp[1] != exp[1] || imp[2] != exp[2] {
+		t.Fatalf("export head %v, import printed %q", exp[1:], out)
+	}
+}
+
+// init writes a geth-format genesis; the node then serves that chain, and
+// refuses a datadir that holds another chain.
+func TestInitWithGenesisFile(t *testing.T) {
+	dir := t.TempDir()
+	genesis := filepath.Join(dir, "genesis.json")
+	const doc = `{"config":{"chainId":1337,"homesteadBlock":0,"eip150Block":0,"eip155Block":0,"eip158Block":0,"byzantiumBlock":0,"constantinopleBlock":0,"petersburgBlock":0,"istanbulBlock":0,"berlinBlock":0,"londonBlock":0,"mergeNetsplitBlock":0,"terminalTotalDifficulty":0,"shanghaiTime":0,"cancunTime":0,"blobSchedule":{"cancun":{"target":3,"max":6,"baseFeeUpdateFraction":3338477}}},
+"difficulty":"0x0","gasLimit":"0x1c9c380","baseFeePerGas":"0x3b9aca00","timestamp":"0x0",
+"alloc":{"0x00000000000000000000000000000000000000aa":{"balance":"0x1","code":"0x6000","storage":{"0x01":"0x02"}}}}`
+	if err := os.WriteFile(genesis, []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	datadir := filepath.Join(dir, "data")
+	out := runOK(t, "init", "--genesis", genesis, "--datadir", datadir)
+	m := genesisRe.FindStringSubmatch(out)
+	if m == nil || !strings.Contains(out, "chain ID 1337") {
+		t.Fatalf("init printed %q", out)
+	}
+	p := start(t, "--datadir", datadir, "--block-time", "50ms", "--preconf-interval", "50ms")
+	if got := p.await(startRe, 30*time.Second); got[3] != m[1] {
+		t.Fatalf("node started on %s, init wrote genesis %s", got[3], m[1])
+	}
+	p.await(sealedRe, 10*time.Second)
+	p.stop(syscall.SIGINT)
+
+	// The preview genesis named explicitly does not match this datadir.
+	other := filepath.Join(dir, "other.json")
+	if err := os.WriteFile(other, []byte(strings.Replace(doc, `"0x1"`, `"0x2"`, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(binary, "--datadir", datadir, "--genesis", other)
+	outB, err := cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(outB), "database holds the chain with genesis") {
+		t.Fatalf("start with a mismatching genesis: err %v, output %s", err, outB)
+	}
+}
+
+func TestBadFlags(t *testing.T) {
+	for _, args := range [][]string{
+		{"--block-time", "200ms", "--preconf-interval", "1s", "--dev"},
+		{"--no-such-flag"},
+		{"import", "--datadir", t.TempDir()},
+		{"init", "--datadir", t.TempDir()},
+	} {
+		out, err := exec.Command(binary, args...).CombinedOutput()
+		if err == nil {
+			t.Errorf("%v: exited 0, output %s", args, out)
+		}
+	}
+}
+
+func runOK(t *testing.T, args ...string) string {
+	t.Helper()
+	out, err := exec.Command(binary, args...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("stocknode %v: %v\n%s", args, err, out)
+	}
+	return string(out)
+}

@@ -1,0 +1,187 @@
+package sequencer
+
+import (
+	"math/big"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+
+	"github.com/stocknode/stocknode/node/pending"
+)
+
+func TestConfigValidate(t *testing.T) {
+	tests := []struct {
+		name    string
+		cfg     Config
+		wantErr bool
+	}{
+		{"default", Config{BlockTime: 200 * time.Millisecond, PreconfInterval: 200 * time.Millisecond}, false},
+		{"ten preconfs per block", Config{BlockTime: 2 * time.Second, PreconfInterval: 200 * time.Millisecond}, false},
+		{"no blocks", Config{}, false},
+		{"interval above block time", Config{BlockTime: 200 * time.Millisecond, PreconfInterval: time.Second}, true},
+		{"zero interval", Config{BlockTime: 200 * time.Millisecond}, true},
+		{"negative block time", Config{BlockTime: -1}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if err := tt.cfg.Validate(); (err != nil) != tt.wantErr {
+				t.Fatalf("Validate() = %v, want error %v", err, tt.wantErr)
+			}
+		})
+	}
+}
+
+// A transfer shows in pending at the next pre-confirmation, while latest
+// still lacks it, and in latest once its block seals.
+func TestTransferPendingBeforeLatest(t *testing.T) {
+	e := newEnv(t)
+	e.start(Config{BlockTime: time.Second, PreconfInterval: 100 * time.Millisecond})
+	to := common.HexToAddress("0x00000000000000000000000000000000000000aa")
+	tx := e.transfer(0, 0, to, 12345)
+
+	before := e.store.Load()
+	if err := e.pool.Add(tx); err != nil {
+		t.Fatal(err)
+	}
+	pre := e.waitFor("tx in pending", 2*time.Second, func(s *pending.Snapshot) bool {
+		return hasTx(s.Pending.Transactions, tx.Hash())
+	})
+	if got := balance(t, pre.PendingReader(), to); got.Cmp(big.NewInt(12345)) != 0 {
+		t.Fatalf("pending balance = %v, want 12345", got)
+	}
+	if pre.Head.NumberU64() == before.Head.NumberU64() {
+		// Pre-confirmed within the block that was open when the tx arrived.
+		if got := balance(t, pre.LatestReader(), to); got.Sign() != 0 {
+			t.Fatalf("latest balance before the seal = %v, want 0", got)
+		}
+	}
+	if len(pre.Pending.Receipts) != len(pre.Pending.Transactions) {
+		t.Fatalf("%d receipts for %d pending txs", len(pre.Pending.Receipts), len(pre.Pending.Transactions))
+	}
+	sealed := e.waitFor("tx in latest", 3*time.Second, func(s *pending.Snapshot) bool {
+		return hasTx(s.Head.Transactions(), tx.Hash())
+	})
+	if sealed.Head.NumberU64() != pre.Pending.Header.Number.Uint64() {
+		t.Fatalf("tx sealed in block %d, pre-confirmed for block %d", sealed.Head.NumberU64(), pre.Pending.Header.Number)
+	}
+	if got := balance(t, sealed.LatestReader(), to); got.Cmp(big.NewInt(12345)) != 0 {
+		t.Fatalf("latest balance = %v, want 12345", got)
+	}
+	receipts := e.chain.BlockChain().GetReceiptsByHash(sealed.Head.Hash())
+	if len(receipts) != 1 || receipts[0].Status != 1 || receipts[0].TxHash != tx.Hash() {
+		t.Fatalf("sealed receipts = %+v", receipts)
+	}
+}
+
+// With a block time of five pre-confirmation intervals, each block gets
+// pre-confirmation indices 0..4 and no more, and empty blocks keep coming.
+func TestPreconfirmationRhythm(t *testing.T) {
+	e := newEnv(t)
+	e.start(Config{BlockTime: 500 * time.Millisecond, PreconfInterval: 100 * time.Millisecond})
+	start := e.store.Load().Head.NumberU64()
+
+	maxIndex := map[uint64]int{}
+	deadline := time.Now().Add(2600 * time.Millisecond)
+	for time.Now().Before(deadline) {
+		s := e.store.Load()
+		n := s.Pending.Header.Number.Uint64()
+		if s.Pending.Index > maxIndex[n] {
+			maxIndex[n] = s.Pending.Index
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	head := e.store.Load().Head.NumberU64()
+	if head-start < 3 {
+		t.Fatalf("only %d blocks sealed in 2.6 s at 500 ms blocks", head-start)
+	}
+	fullTicks := 0
+	for n, idx := range maxIndex {
+		if idx > 4 {
+			t.Errorf("block %d reached pre-confirmation index %d, want at most 4", n, idx)
+		}
+		if idx == 4 {
+			fullTicks++
+		}
+	}
+	if fullTicks == 0 {
+		t.Errorf("no block showed all five pre-confirmations: %v", maxIndex)
+	}
+	// Empty blocks are sealed too, and several may share one second.
+	for n := start + 1; n <= head; n++ {
+		h := e.chain.BlockChain().GetHeaderByNumber(n)
+		parent := e.chain.BlockChain().GetHeaderByNumber(n - 1)
+		if h.Time < parent.Time {
+			t.Fatalf("block %d time %d before parent's %d", n, h.Time, parent.Time)
+		}
+	}
+}
+
+// Readers hammer the store while transfers flow: every snapshot they load
+// has its pending block on top of its head, heads never go backwards, and
+// pending balances never trail latest ones (run with -race).
+func TestPendingNeverBehindLatestUnderConcurrentReaders(t *testing.T) {
+	e := newEnv(t)
+	e.start(Config{BlockTime: 100 * time.Millisecond, PreconfInterval: 20 * time.Millisecond})
+	to := common.HexToAddress("0x00000000000000000000000000000000000000bb")
+
+	var stop atomic.Bool
+	var wg sync.WaitGroup
+	var loads atomic.Int64
+	for r := 0; r < 8; r++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var lastSeq, lastHead uint64
+			for !stop.Load() {
+				s := e.store.Load()
+				loads.Add(1)
+				if s.Pending.Header.ParentHash != s.Head.Hash() || s.Pending.Header.Number.Uint64() != s.Head.NumberU64()+1 {
+					t.Errorf("snapshot %d: pending block %d does not build on head %d", s.Seq, s.Pending.Header.Number, s.Head.NumberU64())
+					return
+				}
+				if s.Seq < lastSeq || s.Head.NumberU64() < lastHead {
+					t.Errorf("went backwards: seq %d after %d, head %d after %d", s.Seq, lastSeq, s.Head.NumberU64(), lastHead)
+					return
+				}
+				lastSeq, lastHead = s.Seq, s.Head.NumberU64()
+				pend, latest := balance(t, s.PendingReader(), to), balance(t, s.LatestReader(), to)
+				if pend.Cmp(latest) < 0 {
+					t.Errorf("snapshot %d: pending balance %v behind latest %v", s.Seq, pend, latest)
+					return
+				}
+			}
+		}()
+	}
+	const transfers = 40
+	for i := 0; i < transfers; i++ {
+		if err := e.pool.Add(e.transfer(1, uint64(i), to, 1)); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	e.waitFor("all transfers sealed", 5*time.Second, func(s *pending.Snapshot) bool {
+		return balance(t, s.LatestReader(), to).Cmp(big.NewInt(transfers)) == 0
+	})
+	stop.Store(true)
+	wg.Wait()
+	if loads.Load() == 0 {
+		t.Fatal("readers never ran")
+	}
+}
+
+// With --block-time 0 the chain stays where it is and pending equals latest.
+func TestNoBlockProduction(t *testing.T) {
+	e := newEnv(t)
+	e.start(Config{})
+	s := e.store.Load()
+	time.Sleep(300 * time.Millisecond)
+	if got := e.chain.Head().Number.Uint64(); got != 0 {
+		t.Fatalf("head moved to %d with block production off", got)
+	}
+	if s.Pending.Header.Hash() != s.Head.Hash() {
+		t.Fatalf("pending block %d is not the head", s.Pending.Header.Number)
+	}
+}

@@ -1,0 +1,191 @@
+package txpool_test
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"io"
+	"log/slog"
+	"math/big"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/params"
+	"github.com/holiman/uint256"
+
+	"github.com/stocknode/stocknode/node/chain"
+	"github.com/stocknode/stocknode/node/pending"
+	"github.com/stocknode/stocknode/node/sequencer"
+	"github.com/stocknode/stocknode/node/txpool"
+)
+
+type fixture struct {
+	chain  *chain.Chain
+	pool   *txpool.Pool
+	keys   []*ecdsa.PrivateKey
+	signer types.Signer
+}
+
+// newFixture runs a preview chain whose first block holds one transfer from
+// dev account 0, so that account's nonce is 1.
+func newFixture(t *testing.T) *fixture {
+	t.Helper()
+	genesis, err := chain.PreviewGenesis(common.Address{0xfa})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := chain.Open(chain.Config{InMemory: true, Genesis: genesis, Rules: chain.Rules{MinBaseFee: chain.PreviewMinBaseFee}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool, err := txpool.New(c, txpool.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys, err := chain.DevKeys(chain.DevAccountCount)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &fixture{chain: c, pool: pool, keys: keys, signer: types.LatestSigner(c.Config())}
+
+	store := new(pending.Store)
+	seq, err := sequencer.New(sequencer.Config{BlockTime: 50 * time.Millisecond, PreconfInterval: 50 * time.Millisecond, GasCeil: chain.PreviewGasLimit},
+		c, pool, store, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); seq.Run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		<-done
+		pool.Close()
+		c.Close()
+	})
+	if err := pool.Add(f.dynamic(t, keys[0], 0, 21000, big.NewInt(10*params.GWei), nil)); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for c.BlockChain().GetReceiptsByHash(c.Head().Hash()) == nil || c.Head().GasUsed == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("first transfer not sealed")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	cancel()
+	<-done
+	if err := pool.Sync(); err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+func (f *fixture) dynamic(t *testing.T, key *ecdsa.PrivateKey, nonce, gas uint64, feeCap *big.Int, data []byte) *types.Transaction {
+	t.Helper()
+	to := common.Address{0x01, 0x02}
+	tx, err := types.SignNewTx(key, f.signer, &types.DynamicFeeTx{
+		ChainID: f.chain.Config().ChainID, Nonce: nonce, GasTipCap: big.NewInt(1), GasFeeCap: feeCap,
+		Gas: gas, To: &to, Value: big.NewInt(1), Data: data,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tx
+}
+
+func TestAddRejectsInGethsWords(t *testing.T) {
+	f := newFixture(t)
+	unfunded, _ := crypto.GenerateKey()
+	gwei10 := big.NewInt(10 * params.GWei)
+	wrongChain, err := types.SignNewTx(f.keys[2], types.LatestSignerForChainID(big.NewInt(1)), &types.DynamicFeeTx{
+		ChainID: big.NewInt(1), Nonce: 0, GasTipCap: big.NewInt(1), GasFeeCap: gwei10, Gas: 21000, To: &common.Address{1}, Value: big.NewInt(1),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// r = s = 0 is a well-formed encoding of a signature nobody made.
+	zeroR, err := f.dynamic(t, f.keys[3], 0, 21000, gwei10, nil).WithSignature(f.signer, make([]byte, 65))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	tests := []struct {
+		name string
+		tx   *types.Transaction
+		want string
+	}{
+		{"nonce too low", f.dynamic(t, f.keys[0], 0, 21000, gwei10, nil), "nonce too low"},
+		{"insufficient funds", f.dynamic(t, unfunded, 0, 21000, gwei10, nil), "insufficient funds for gas * price + value"},
+		{"intrinsic gas", f.dynamic(t, f.keys[1], 0, 20000, gwei10, nil), "intrinsic gas too low"},
+		{"fee cap below base fee", f.dynamic(t, f.keys[1], 0, 21000, big.NewInt(params.GWei-1), nil), "max fee per gas less than block base fee"},
+		{"wrong chain ID", wrongChain, "invalid chain id"},
+		{"invalid sender", zeroR, "invalid sender"},
+		{"oversized data", f.dynamic(t, f.keys[1], 0, 10_000_000, gwei10, make([]byte, 200*1024)), "oversized data"},
+		{"blob", f.blobTx(t), "blob transactions are not supported"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := f.pool.Add(tt.tx)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("Add() = %v, want an error containing %q", err, tt.want)
+			}
+			if f.pool.Get(tt.tx.Hash()) != nil {
+				t.Fatal("rejected transaction is in the pool")
+			}
+		})
+	}
+}
+
+func TestReplacementUnderpriced(t *testing.T) {
+	f := newFixture(t)
+	first := f.dynamic(t, f.keys[4], 0, 21000, big.NewInt(10*params.GWei), nil)
+	if err := f.pool.Add(first); err != nil {
+		t.Fatal(err)
+	}
+	same := f.dynamic(t, f.keys[4], 0, 22000, big.NewInt(10*params.GWei), []byte{1})
+	if err := f.pool.Add(same); err == nil || !strings.Contains(err.Error(), "replacement transaction underpriced") {
+		t.Fatalf("Add(replacement) = %v", err)
+	}
+	if got := f.pool.Get(first.Hash()); got == nil {
+		t.Fatal("original transaction left the pool")
+	}
+	if got := f.pool.Nonce(crypto.PubkeyToAddress(f.keys[4].PublicKey)); got != 1 {
+		t.Fatalf("pending nonce = %d, want 1", got)
+	}
+}
+
+func TestAddRaw(t *testing.T) {
+	f := newFixture(t)
+	if _, err := f.pool.AddRaw([]byte{0x02, 0xc0}); err == nil || !strings.Contains(err.Error(), "decode transaction") {
+		t.Fatalf("AddRaw(garbage) = %v", err)
+	}
+	tx := f.dynamic(t, f.keys[5], 0, 21000, big.NewInt(10*params.GWei), nil)
+	raw, err := tx.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	hash, err := f.pool.AddRaw(raw)
+	if err != nil || hash != tx.Hash() {
+		t.Fatalf("AddRaw = %s, %v", hash, err)
+	}
+	if f.pool.Get(hash) == nil {
+		t.Fatal("accepted transaction not in the pool")
+	}
+}
+
+func (f *fixture) blobTx(t *testing.T) *types.Transaction {
+	t.Helper()
+	tx, err := types.SignNewTx(f.keys[6], f.signer, &types.BlobTx{
+		ChainID: uint256.MustFromBig(f.chain.Config().ChainID), Nonce: 0, GasTipCap: uint256.NewInt(1),
+		GasFeeCap: uint256.NewInt(10 * params.GWei), Gas: 21000, To: common.Address{1},
+		BlobFeeCap: uint256.NewInt(params.GWei), BlobHashes: []common.Hash{{0x01}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tx
+}
