@@ -132,9 +132,11 @@ func (n *Node) FaucetKey() *ecdsa.PrivateKey { return n.faucet }
 func (n *Node) Run(ctx context.Context) error {
 	n.logStart()
 	err := n.seq.Run(ctx)
+	head := n.chain.Head()
 	if cerr := n.Close(); cerr != nil {
-		err = errors.Join(err, cerr)
+		return errors.Join(err, cerr)
 	}
+	n.log.Info("Stopped cleanly", "head", head.Number, "hash", head.Hash())
 	return err
 }
 
