@@ -15,10 +15,13 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 
+	"github.com/stocknode/stocknode/httpserver"
 	"github.com/stocknode/stocknode/node/chain"
 	"github.com/stocknode/stocknode/node/pending"
+	"github.com/stocknode/stocknode/node/rpc"
 	"github.com/stocknode/stocknode/node/sequencer"
 	"github.com/stocknode/stocknode/node/txpool"
+	"github.com/stocknode/stocknode/pool"
 )
 
 // Config is everything the node needs to start.
@@ -36,6 +39,10 @@ type Config struct {
 	Sequencer sequencer.Config
 	// TxPool tunes the pool.
 	TxPool txpool.Config
+	// HTTP is the front end; RPC the method set's limits; Calls the eth_call workers.
+	HTTP  httpserver.Config
+	RPC   rpc.Config
+	Calls pool.Config
 }
 
 // Node is a running chain endpoint.
@@ -46,6 +53,9 @@ type Node struct {
 	pool   *txpool.Pool
 	store  *pending.Store
 	seq    *sequencer.Sequencer
+	calls  *pool.Pool
+	rpc    *rpc.Server
+	http   *httpserver.Server
 	faucet *ecdsa.PrivateKey
 
 	faucetDerived bool
@@ -88,8 +98,52 @@ func New(cfg Config, log *slog.Logger) (*Node, error) {
 		n.chain.Close()
 		return nil, err
 	}
+	// Readers find a snapshot from the first request on.
+	if err := n.seq.PublishHead(); err != nil {
+		n.pool.Close()
+		n.chain.Close()
+		return nil, err
+	}
+	if err := n.startAPI(); err != nil {
+		n.pool.Close()
+		n.chain.Close()
+		return nil, err
+	}
 	return n, nil
 }
+
+// startAPI binds the HTTP listener (so a taken port fails the start) and
+// builds the RPC server; serving starts in Run.
+func (n *Node) startAPI() error {
+	calls, err := pool.New(n.cfg.Calls)
+	if err != nil {
+		return err
+	}
+	n.calls = calls
+	n.rpc = rpc.New(n.cfg.RPC, rpc.Backend{Chain: n.chain, Pool: n.pool, Snapshots: n.store, Calls: calls})
+	n.http = httpserver.New(n.cfg.HTTP, n.rpc, n.health)
+	if err := n.http.Listen(); err != nil {
+		n.rpc.Close()
+		calls.Close()
+		return err
+	}
+	return nil
+}
+
+// health reports the head's age; with block production on, a head older
+// than ten block times (at least 5 s: timestamps count seconds) is stale.
+func (n *Node) health() (uint64, time.Duration, bool) {
+	snap := n.store.Load()
+	if snap == nil {
+		return 0, 0, true
+	}
+	age := time.Since(time.Unix(int64(snap.Head.Time()), 0))
+	limit := max(5*time.Second, 10*n.cfg.Sequencer.BlockTime)
+	return snap.Head.NumberU64(), age, n.cfg.Sequencer.BlockTime > 0 && age > limit
+}
+
+// HTTPAddr is the address the JSON-RPC endpoint listens on.
+func (n *Node) HTTPAddr() string { return n.http.Addr().String() }
 
 // ChainConfig resolves which chain a datadir holds or gets: the given genesis
 // file (checked against a datadir that already has a chain) or the built-in
@@ -131,7 +185,18 @@ func (n *Node) FaucetKey() *ecdsa.PrivateKey { return n.faucet }
 // Run serves until ctx ends, then shuts down cleanly.
 func (n *Node) Run(ctx context.Context) error {
 	n.logStart()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	httpDone := make(chan error, 1)
+	go func() { httpDone <- n.http.Serve(ctx) }()
+	scheme := "http"
+	if n.cfg.HTTP.TLSCert != "" {
+		scheme = "https"
+	}
+	n.log.Info("JSON-RPC listening", "url", scheme+"://"+n.HTTPAddr())
 	err := n.seq.Run(ctx)
+	cancel()
+	err = errors.Join(err, <-httpDone)
 	head := n.chain.Head()
 	if cerr := n.Close(); cerr != nil {
 		return errors.Join(err, cerr)
@@ -163,6 +228,8 @@ func (n *Node) logStart() {
 
 // Close stops the pool and closes the chain, and records a clean shutdown.
 func (n *Node) Close() error {
+	n.rpc.Close()
+	n.calls.Close()
 	err := errors.Join(n.pool.Close(), n.chain.Close())
 	if err == nil && !n.cfg.Dev {
 		err = os.Remove(runningMarker(n.cfg.DataDir))

@@ -6,14 +6,19 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/crypto"
 	gethlog "github.com/ethereum/go-ethereum/log"
 
+	"github.com/stocknode/stocknode/httpserver"
 	"github.com/stocknode/stocknode/node"
 	"github.com/stocknode/stocknode/node/chain"
+	"github.com/stocknode/stocknode/node/rpc"
 )
 
 func routeGethLogs(w io.Writer, level slog.Level) {
@@ -49,9 +54,11 @@ func runNode(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs.DurationVar(&cfg.Sequencer.PreconfInterval, "preconf-interval", 200*time.Millisecond, "time between pre-confirmations (at most --block-time)")
 	fs.Uint64Var(&cfg.TxPool.GlobalSlots, "txpool.globalslots", 0, "executable transactions the pool holds (default geth's 5120)")
 	verbosity := fs.Int("verbosity", 3, "log level: 0 silent, 1 error, 2 warn, 3 info, 4 debug")
+	api := apiFlags(fs, &cfg)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
+	api.apply(&cfg)
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "unexpected arguments: %v\n", fs.Args())
 		return errUsage
@@ -89,6 +96,41 @@ func printAccounts(w io.Writer, n *node.Node) error {
 	}
 	fmt.Fprintln(w)
 	return nil
+}
+
+// apiFlagValues are the flags that need post-processing into node.Config.
+type apiFlagValues struct {
+	addr, cors string
+	port       int
+}
+
+func apiFlags(fs *flag.FlagSet, cfg *node.Config) *apiFlagValues {
+	cfg.HTTP, cfg.RPC = httpserver.DefaultConfig(), rpc.DefaultConfig()
+	v := new(apiFlagValues)
+	fs.StringVar(&v.addr, "http.addr", "127.0.0.1", "JSON-RPC listening interface")
+	fs.IntVar(&v.port, "http.port", 8545, "JSON-RPC listening port (0 picks a free one)")
+	fs.StringVar(&v.cors, "http.corsdomain", "*", "comma-separated origins allowed by CORS")
+	fs.StringVar(&cfg.HTTP.TLSCert, "tls.cert", "", "TLS certificate file: serve HTTPS on the same port")
+	fs.StringVar(&cfg.HTTP.TLSKey, "tls.key", "", "TLS key file")
+	fs.IntVar(&cfg.HTTP.BodyLimit, "http.bodylimit", cfg.HTTP.BodyLimit, "largest request body in bytes (413 beyond)")
+	fs.IntVar(&cfg.RPC.BatchLimit, "rpc.batch-request-limit", cfg.RPC.BatchLimit, "most requests in one batch")
+	fs.IntVar(&cfg.RPC.BatchResponseLimit, "rpc.batch-response-max-size", cfg.RPC.BatchResponseLimit, "most bytes in one batch response")
+	fs.Uint64Var(&cfg.RPC.GasCap, "rpc.gascap", cfg.RPC.GasCap, "gas cap of eth_call and eth_estimateGas (the default gas)")
+	fs.DurationVar(&cfg.RPC.EVMTimeout, "rpc.evmtimeout", cfg.RPC.EVMTimeout, "time limit of one eth_call")
+	fs.Uint64Var(&cfg.RPC.LogsBlockRange, "rpc.logs.maxrange", cfg.RPC.LogsBlockRange, "largest block range of eth_getLogs")
+	fs.IntVar(&cfg.Calls.Workers, "rpc.call.workers", 0, "eth_call workers (default 4 per CPU)")
+	fs.IntVar(&cfg.Calls.Queue, "rpc.call.queue", 0, "eth_calls that may wait for a worker before -32005 (default 1024)")
+	return v
+}
+
+func (v *apiFlagValues) apply(cfg *node.Config) {
+	cfg.HTTP.Addr = net.JoinHostPort(v.addr, strconv.Itoa(v.port))
+	cfg.HTTP.CORS = nil
+	for _, o := range strings.Split(v.cors, ",") {
+		if o = strings.TrimSpace(o); o != "" {
+			cfg.HTTP.CORS = append(cfg.HTTP.CORS, o)
+		}
+	}
 }
 
 func runInit(args []string, stdout, stderr io.Writer) error {

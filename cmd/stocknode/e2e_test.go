@@ -47,6 +47,9 @@ type proc struct {
 
 func start(t *testing.T, args ...string) *proc {
 	t.Helper()
+	if len(args) == 0 || (args[0] != "init" && args[0] != "import" && args[0] != "export") {
+		args = append([]string{"--http.port", "0"}, args...) // tests run in parallel with other nodes
+	}
 	p := &proc{t: t, cmd: exec.Command(binary, args...), lines: make(chan string, 1024), done: make(chan error, 1)}
 	stderr, err := p.cmd.StderrPipe()
 	if err != nil {
@@ -219,7 +222,7 @@ func TestInitWithGenesisFile(t *testing.T) {
 	if err := os.WriteFile(other, []byte(strings.Replace(doc, `"0x1"`, `"0x2"`, 1)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(binary, "--datadir", datadir, "--genesis", other)
+	cmd := exec.Command(binary, "--http.port", "0", "--datadir", datadir, "--genesis", other)
 	outB, err := cmd.CombinedOutput()
 	if err == nil || !strings.Contains(string(outB), "database holds the chain with genesis") {
 		t.Fatalf("start with a mismatching genesis: err %v, output %s", err, outB)
@@ -228,7 +231,7 @@ func TestInitWithGenesisFile(t *testing.T) {
 
 func TestBadFlags(t *testing.T) {
 	for _, args := range [][]string{
-		{"--block-time", "200ms", "--preconf-interval", "1s", "--dev"},
+		{"--block-time", "200ms", "--preconf-interval", "1s", "--dev", "--http.port", "0"},
 		{"--no-such-flag"},
 		{"import", "--datadir", t.TempDir()},
 		{"init", "--datadir", t.TempDir()},

@@ -1,0 +1,218 @@
+// Package httpserver is the node's HTTP front end on fasthttp: JSON-RPC at
+// POST /, a health check at GET /health, CORS, optional TLS, gzip for large
+// responses, and limits that keep one client from hurting the others. Other
+// paths are left to the handlers registered with Handle (explorer, REST).
+package httpserver
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"sync"
+	"time"
+
+	"github.com/valyala/fasthttp"
+)
+
+// RPC answers a JSON-RPC body by appending the response to dst.
+type RPC interface {
+	Handle(ctx context.Context, body, dst []byte) []byte
+}
+
+// Health reports the chain head for GET /health.
+type Health func() (head uint64, age time.Duration, stale bool)
+
+// Config is the front end's configuration.
+type Config struct {
+	Addr                                   string   // host:port
+	CORS                                   []string // allowed origins; "*" allows any
+	TLSCert                                string   // with TLSKey: serve HTTPS on the same port
+	TLSKey                                 string
+	BodyLimit                              int // bytes; larger requests get 413
+	GzipMin                                int // responses at least this large are gzipped when accepted
+	ReadTimeout, WriteTimeout, IdleTimeout time.Duration
+}
+
+// DefaultConfig has geth-like limits.
+func DefaultConfig() Config {
+	return Config{
+		Addr:         "127.0.0.1:8545",
+		CORS:         []string{"*"},
+		BodyLimit:    5 * 1024 * 1024,
+		GzipMin:      1024,
+		ReadTimeout:  30 * time.Second,
+		WriteTimeout: 30 * time.Second,
+		IdleTimeout:  120 * time.Second,
+	}
+}
+
+// Server serves HTTP until its context ends.
+type Server struct {
+	cfg    Config
+	rpc    RPC
+	health Health
+	routes map[string]fasthttp.RequestHandler // GET paths
+	srv    *fasthttp.Server
+	ln     net.Listener
+	bufs   sync.Pool // *[]byte response scratch
+}
+
+// New returns a server; Listen binds it.
+func New(cfg Config, rpc RPC, health Health) *Server {
+	s := &Server{cfg: cfg, rpc: rpc, health: health, routes: map[string]fasthttp.RequestHandler{}}
+	s.bufs.New = func() any { b := make([]byte, 0, 4096); return &b }
+	s.srv = &fasthttp.Server{
+		Handler:                       s.serve,
+		Name:                          "stocknode",
+		MaxRequestBodySize:            cfg.BodyLimit,
+		ReadTimeout:                   cfg.ReadTimeout,
+		WriteTimeout:                  cfg.WriteTimeout,
+		IdleTimeout:                   cfg.IdleTimeout,
+		NoDefaultDate:                 true,
+		NoDefaultContentType:          true,
+		DisableHeaderNamesNormalizing: false,
+		ErrorHandler:                  errorHandler,
+		Logger:                        quietLogger{}, // client errors are answered, not logged
+	}
+	return s
+}
+
+// Handle registers a GET handler for path (explorer, REST endpoints).
+func (s *Server) Handle(path string, h fasthttp.RequestHandler) { s.routes[path] = h }
+
+// Listen binds the address; Addr then reports the bound address.
+func (s *Server) Listen() error {
+	ln, err := net.Listen("tcp", s.cfg.Addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", s.cfg.Addr, err)
+	}
+	s.ln = ln
+	return nil
+}
+
+// Addr is the bound address.
+func (s *Server) Addr() net.Addr { return s.ln.Addr() }
+
+// Serve serves until ctx ends, then shuts down gracefully.
+func (s *Server) Serve(ctx context.Context) error {
+	errc := make(chan error, 1)
+	go func() {
+		if s.cfg.TLSCert != "" {
+			errc <- s.srv.ServeTLS(s.ln, s.cfg.TLSCert, s.cfg.TLSKey)
+		} else {
+			errc <- s.srv.Serve(s.ln)
+		}
+	}()
+	select {
+	case err := <-errc:
+		return fmt.Errorf("http server: %w", err)
+	case <-ctx.Done():
+	}
+	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := s.srv.ShutdownWithContext(shutdown); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("http shutdown: %w", err)
+	}
+	return nil
+}
+
+type quietLogger struct{}
+
+func (quietLogger) Printf(string, ...any) {}
+
+// errorHandler answers requests fasthttp rejects itself (too large, malformed).
+func errorHandler(ctx *fasthttp.RequestCtx, err error) {
+	if errors.Is(err, fasthttp.ErrBodyTooLarge) {
+		ctx.Error("request body too large", fasthttp.StatusRequestEntityTooLarge)
+		return
+	}
+	ctx.Error("bad request: "+err.Error(), fasthttp.StatusBadRequest)
+}
+
+func (s *Server) serve(ctx *fasthttp.RequestCtx) {
+	s.cors(ctx)
+	path := ctx.Path()
+	switch {
+	case ctx.IsOptions():
+		ctx.SetStatusCode(fasthttp.StatusNoContent)
+	case ctx.IsPost() && (len(path) == 1 && path[0] == '/'):
+		s.serveRPC(ctx)
+	case ctx.IsGet() && string(path) == "/health":
+		s.serveHealth(ctx)
+	case ctx.IsGet():
+		if h, ok := s.routes[string(path)]; ok {
+			h(ctx)
+			return
+		}
+		ctx.Error("not found", fasthttp.StatusNotFound)
+	default:
+		ctx.Error("method not allowed", fasthttp.StatusMethodNotAllowed)
+	}
+}
+
+var jsonType = []byte("application/json")
+
+func (s *Server) serveRPC(ctx *fasthttp.RequestCtx) {
+	if ct := ctx.Request.Header.ContentType(); !isJSON(ct) {
+		ctx.Error("invalid content type, only application/json is supported", fasthttp.StatusUnsupportedMediaType)
+		return
+	}
+	bp := s.bufs.Get().(*[]byte)
+	out := s.rpc.Handle(ctx, ctx.PostBody(), (*bp)[:0])
+	ctx.Response.Header.SetContentTypeBytes(jsonType)
+	if len(out) >= s.cfg.GzipMin && ctx.Request.Header.HasAcceptEncoding("gzip") {
+		ctx.Response.Header.SetContentEncoding("gzip")
+		ctx.Response.SetBody(fasthttp.AppendGzipBytesLevel(ctx.Response.Body()[:0], out, fasthttp.CompressDefaultCompression))
+	} else {
+		// Hand our buffer to the response and keep its old one: no copy.
+		out = ctx.Response.SwapBody(out)
+	}
+	*bp = out[:0]
+	s.bufs.Put(bp)
+}
+
+// isJSON accepts application/json with optional parameters (charset).
+func isJSON(ct []byte) bool {
+	if i := bytes.IndexByte(ct, ';'); i >= 0 {
+		ct = ct[:i]
+	}
+	return bytes.EqualFold(bytes.TrimSpace(ct), jsonType)
+}
+
+func (s *Server) serveHealth(ctx *fasthttp.RequestCtx) {
+	head, age, stale := s.health()
+	status := fasthttp.StatusOK
+	if stale {
+		status = fasthttp.StatusServiceUnavailable
+	}
+	ctx.SetStatusCode(status)
+	ctx.SetContentType("application/json")
+	fmt.Fprintf(ctx, `{"head":%d,"age":%q,"ageSeconds":%.3f,"stale":%t}`, head, age.Round(time.Millisecond).String(), age.Seconds(), stale)
+}
+
+func (s *Server) cors(ctx *fasthttp.RequestCtx) {
+	origin := ctx.Request.Header.Peek("Origin")
+	if len(origin) == 0 || len(s.cfg.CORS) == 0 {
+		return
+	}
+	allowed := ""
+	for _, o := range s.cfg.CORS {
+		if o == "*" || o == string(origin) {
+			allowed = o
+			break
+		}
+	}
+	if allowed == "" {
+		return
+	}
+	h := &ctx.Response.Header
+	h.Set("Access-Control-Allow-Origin", allowed)
+	h.Set("Vary", "Origin")
+	if ctx.IsOptions() {
+		h.Set("Access-Control-Allow-Methods", "POST, GET, OPTIONS")
+		h.Set("Access-Control-Allow-Headers", "Content-Type, Authorization")
+		h.Set("Access-Control-Max-Age", "600")
+	}
+}

@@ -1,0 +1,167 @@
+package httpserver
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+// echoRPC answers every body with a fixed-size result.
+type echoRPC struct{ size int }
+
+func (e echoRPC) Handle(_ context.Context, body, dst []byte) []byte {
+	dst = append(dst, `{"jsonrpc":"2.0","id":1,"result":"`...)
+	dst = append(dst, strings.Repeat("a", e.size)...)
+	return append(dst, `"}`...)
+}
+
+func start(t *testing.T, cfg Config, rpc RPC, health Health) string {
+	t.Helper()
+	cfg.Addr = "127.0.0.1:0"
+	s := New(cfg, rpc, health)
+	if err := s.Listen(); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- s.Serve(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("serve: %v", err)
+		}
+	})
+	return "http://" + s.Addr().String()
+}
+
+func healthy() (uint64, time.Duration, bool) { return 42, 300 * time.Millisecond, false }
+
+func post(t *testing.T, url, contentType, body string, header map[string]string) *http.Response {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	resp, err := (&http.Transport{DisableCompression: true}).RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { resp.Body.Close() })
+	return resp
+}
+
+func TestRPCRequests(t *testing.T) {
+	url := start(t, DefaultConfig(), echoRPC{size: 10}, healthy)
+	tests := []struct {
+		name        string
+		contentType string
+		body        string
+		want        int
+	}{
+		{"json", "application/json", `{}`, 200},
+		{"json with charset", "application/json; charset=utf-8", `{}`, 200},
+		{"wrong content type", "text/plain", `{}`, 415},
+		{"no content type", "", `{}`, 415},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			resp := post(t, url, tt.contentType, tt.body, nil)
+			if resp.StatusCode != tt.want {
+				t.Fatalf("status %d, want %d", resp.StatusCode, tt.want)
+			}
+		})
+	}
+	// A 6 MiB body is refused from its Content-Length, before it is read.
+	conn, err := net.Dial("tcp", strings.TrimPrefix(url, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	fmt.Fprintf(conn, "POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n", 6*1024*1024)
+	status, err := bufio.NewReader(conn).ReadString('\n')
+	if err != nil || !strings.Contains(status, " 413 ") {
+		t.Fatalf("6 MiB body: %q, %v", status, err)
+	}
+	// The server still answers after a rejected body.
+	if resp := post(t, url, "application/json", `{}`, nil); resp.StatusCode != 200 {
+		t.Fatalf("after rejections: %d", resp.StatusCode)
+	}
+}
+
+func TestGzipOnlyForLargeResponses(t *testing.T) {
+	url := start(t, DefaultConfig(), echoRPC{size: 4096}, healthy)
+	resp := post(t, url, "application/json", `{}`, map[string]string{"Accept-Encoding": "gzip"})
+	if resp.Header.Get("Content-Encoding") != "gzip" {
+		t.Fatal("large response not gzipped")
+	}
+	zr, err := gzip.NewReader(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(zr)
+	if !bytes.Contains(body, []byte(strings.Repeat("a", 4096))) {
+		t.Fatalf("gunzipped body has %d bytes", len(body))
+	}
+	small := start(t, DefaultConfig(), echoRPC{size: 10}, healthy)
+	if resp := post(t, small, "application/json", `{}`, map[string]string{"Accept-Encoding": "gzip"}); resp.Header.Get("Content-Encoding") != "" {
+		t.Fatal("small response gzipped")
+	}
+}
+
+func TestCORS(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.CORS = []string{"https://app.example"}
+	url := start(t, cfg, echoRPC{}, healthy)
+	if got := post(t, url, "application/json", `{}`, map[string]string{"Origin": "https://app.example"}).Header.Get("Access-Control-Allow-Origin"); got != "https://app.example" {
+		t.Fatalf("allowed origin: %q", got)
+	}
+	if got := post(t, url, "application/json", `{}`, map[string]string{"Origin": "https://evil.example"}).Header.Get("Access-Control-Allow-Origin"); got != "" {
+		t.Fatalf("other origin allowed: %q", got)
+	}
+	req, _ := http.NewRequest(http.MethodOptions, url, nil)
+	req.Header.Set("Origin", "https://app.example")
+	req.Header.Set("Access-Control-Request-Method", "POST")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 204 || !strings.Contains(resp.Header.Get("Access-Control-Allow-Methods"), "POST") {
+		t.Fatalf("preflight: %d %v", resp.StatusCode, resp.Header)
+	}
+}
+
+func TestHealthAndRoutes(t *testing.T) {
+	stale := false
+	url := start(t, DefaultConfig(), echoRPC{}, func() (uint64, time.Duration, bool) { return 7, time.Second, stale })
+	resp, err := http.Get(url + "/health")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.Contains(string(body), `"head":7`) {
+		t.Fatalf("health: %d %s", resp.StatusCode, body)
+	}
+	stale = true
+	if resp, _ := http.Get(url + "/health"); resp.StatusCode != 503 {
+		t.Fatalf("stale health: %d", resp.StatusCode)
+	}
+	if resp, _ := http.Get(url + "/nope"); resp.StatusCode != 404 {
+		t.Fatalf("unknown path: %d", resp.StatusCode)
+	}
+}

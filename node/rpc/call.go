@@ -1,0 +1,321 @@
+package rpc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/big"
+	"time"
+
+	"github.com/ethereum/go-ethereum/accounts/abi"
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core"
+	"github.com/ethereum/go-ethereum/core/state"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/core/vm"
+	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/eth/gasestimator"
+	"github.com/ethereum/go-ethereum/eth/tracers/logger"
+	json "github.com/goccy/go-json"
+	"github.com/holiman/uint256"
+
+	"github.com/stocknode/stocknode/codec"
+)
+
+// callEnv is everything one message execution needs.
+type callEnv struct {
+	view   view
+	state  *state.StateDB
+	header *types.Header // the block context (a copy when overridden)
+	block  *blockOverrides
+}
+
+// prepareCall parses the call object (arg 0), the block (arg 1), the state
+// override (arg 2) and the block override (arg 3), and builds the message.
+func (s *Server) prepareCall(r *request, maxArgs int) (*core.Message, *callEnv, error) {
+	if err := r.maxParams(maxArgs); err != nil {
+		return nil, nil, err
+	}
+	raw, err := r.required(0)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := codec.ParseCallArgs(raw, &r.call); err != nil {
+		return nil, nil, argError(0, err)
+	}
+	v, err := s.stateView(r, 1)
+	if err != nil {
+		return nil, nil, err
+	}
+	env := &callEnv{view: v, header: v.header}
+	if env.state, err = s.stateDB(v); err != nil {
+		return nil, nil, err
+	}
+	if maxArgs > 2 {
+		if err := applyStateOverrides(r.arg(2), env.state); err != nil {
+			return nil, nil, argError(2, err)
+		}
+	}
+	if maxArgs > 3 && r.arg(3) != nil {
+		env.block = new(blockOverrides)
+		if err := json.Unmarshal(r.arg(3), env.block); err != nil {
+			return nil, nil, argError(3, err)
+		}
+		env.header = env.block.apply(types.CopyHeader(v.header))
+	}
+	msg, err := s.message(&r.call, env.header.BaseFee)
+	if err != nil {
+		return nil, nil, err
+	}
+	return msg, env, nil
+}
+
+// message turns call arguments into a message with geth's eth_call defaults
+// (TransactionArgs.CallDefaults and ToMessage): gas defaults to the cap and
+// is capped by it, fees default to zero, the nonce is not checked.
+func (s *Server) message(args *codec.CallArgs, baseFee *big.Int) (*core.Message, error) {
+	if args.HasGasPrice && (args.HasMaxFeePerGas || args.HasMaxPriorityFeePerGas) {
+		return nil, errors.New("both gasPrice and (maxFeePerGas or maxPriorityFeePerGas) specified")
+	}
+	if !args.HasTo && args.BlobHashes != nil {
+		return nil, core.ErrBlobTxCreate
+	}
+	if !args.HasTo && args.AuthorizationList != nil {
+		return nil, core.ErrSetCodeTxCreate
+	}
+	chainID := s.b.Chain.Config().ChainID
+	if args.HasChainID && args.ChainID.ToBig().Cmp(chainID) != 0 {
+		return nil, fmt.Errorf("chainId does not match node's (have=%v, want=%v)", args.ChainID.ToBig(), chainID)
+	}
+	msg := &core.Message{
+		From:     args.From,
+		Nonce:    args.Nonce,
+		GasLimit: s.cfg.GasCap,
+		Value:    new(uint256.Int).Set(&args.Value),
+		Data:     args.Data,
+	}
+	if args.HasTo {
+		to := args.To
+		msg.To = &to
+	}
+	if args.HasGas && (s.cfg.GasCap == 0 || args.Gas < s.cfg.GasCap) {
+		msg.GasLimit = args.Gas
+	}
+	if msg.GasLimit == 0 {
+		msg.GasLimit = math.MaxUint64 / 2
+	}
+	setFees(msg, args, baseFee)
+	if err := decodeCallLists(msg, args); err != nil {
+		return nil, err
+	}
+	msg.SkipNonceCheck()
+	msg.SkipEOACheck()
+	msg.SkipGasLimitCapCheck()
+	return msg, nil
+}
+
+func setFees(msg *core.Message, args *codec.CallArgs, baseFee *big.Int) {
+	switch {
+	case args.HasGasPrice || baseFee == nil:
+		price := new(uint256.Int).Set(&args.GasPrice)
+		msg.GasPrice, msg.GasFeeCap, msg.GasTipCap = price, price, price
+	default:
+		msg.GasFeeCap = new(uint256.Int).Set(&args.MaxFeePerGas)
+		msg.GasTipCap = new(uint256.Int).Set(&args.MaxPriorityFeePerGas)
+		msg.GasPrice = new(uint256.Int)
+		if !msg.GasFeeCap.IsZero() || !msg.GasTipCap.IsZero() {
+			msg.GasPrice.Add(msg.GasTipCap, uint256.MustFromBig(baseFee))
+			if msg.GasPrice.Cmp(msg.GasFeeCap) > 0 {
+				msg.GasPrice.Set(msg.GasFeeCap)
+			}
+		}
+	}
+	if args.HasMaxFeePerBlobGas || args.BlobHashes != nil {
+		msg.BlobGasFeeCap = new(uint256.Int).Set(&args.MaxFeePerBlobGas)
+	}
+}
+
+// decodeCallLists decodes the rarely used list fields (cold path).
+func decodeCallLists(msg *core.Message, args *codec.CallArgs) error {
+	if args.AccessList != nil {
+		if err := json.Unmarshal(args.AccessList, &msg.AccessList); err != nil {
+			return &invalidParamsError{fmt.Errorf("invalid argument 0: accessList: %w", err)}
+		}
+	}
+	if args.AuthorizationList != nil {
+		if err := json.Unmarshal(args.AuthorizationList, &msg.SetCodeAuthorizations); err != nil {
+			return &invalidParamsError{fmt.Errorf("invalid argument 0: authorizationList: %w", err)}
+		}
+	}
+	if args.BlobHashes != nil {
+		if err := json.Unmarshal(args.BlobHashes, &msg.BlobHashes); err != nil {
+			return &invalidParamsError{fmt.Errorf("invalid argument 0: blobVersionedHashes: %w", err)}
+		}
+	}
+	return nil
+}
+
+// newEVM builds an EVM for a call on env; eth_call runs without the base fee
+// rule so that a call without fees works (geth's NoBaseFee).
+func (s *Server) newEVM(env *callEnv, cfg vm.Config) *vm.EVM {
+	bc := s.b.Chain.BlockChain()
+	blockCtx := core.NewEVMBlockContext(env.header, bc, nil)
+	if env.block != nil {
+		env.block.applyContext(&blockCtx)
+	}
+	cfg.NoBaseFee = true
+	return vm.NewEVM(blockCtx, env.state, s.b.Chain.Config(), cfg)
+}
+
+// execute applies msg with the EVM time limit.
+func (s *Server) execute(ctx context.Context, evm *vm.EVM, msg *core.Message) (*core.ExecutionResult, error) {
+	stop := context.AfterFunc(ctx, evm.Cancel)
+	defer stop()
+	timer := time.AfterFunc(s.cfg.EVMTimeout, evm.Cancel)
+	defer timer.Stop()
+	res, err := core.ApplyMessage(evm, msg, core.NewGasPool(math.MaxUint64))
+	if evm.Cancelled() {
+		return nil, fmt.Errorf("execution aborted (timeout = %v)", s.cfg.EVMTimeout)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("err: %w (supplied gas %d)", err, msg.GasLimit)
+	}
+	return res, nil
+}
+
+func ethCall(s *Server, r *request) error {
+	msg, env, err := s.prepareCall(r, 4)
+	if err != nil {
+		return err
+	}
+	var ret []byte
+	var callErr error
+	if err := s.b.Calls.Do(func() {
+		res, err := s.execute(r.ctx, s.newEVM(env, vm.Config{}), msg)
+		switch {
+		case err != nil:
+			callErr = err
+		case len(res.Revert()) > 0:
+			callErr = revertError(res.Revert())
+		case res.Err != nil:
+			callErr = res.Err
+		default:
+			ret = res.Return()
+		}
+	}); err != nil {
+		return err
+	}
+	if callErr != nil {
+		return callErr
+	}
+	r.out = codec.AppendBytes(r.out, ret)
+	return nil
+}
+
+// revertError is the spec's answer to a reverted call: -32000 "execution
+// reverted", with ": reason" when the data decodes as Error(string), and the
+// revert bytes as data.
+func revertError(data []byte) *codec.Error {
+	msg := vm.ErrExecutionReverted.Error()
+	if reason, err := abi.UnpackRevert(data); err == nil {
+		msg += ": " + reason
+	}
+	return &codec.Error{Code: codec.CodeServer, Message: msg, Data: codec.AppendBytes(nil, data)}
+}
+
+func ethEstimateGas(s *Server, r *request) error {
+	msg, env, err := s.prepareCall(r, 4)
+	if err != nil {
+		return err
+	}
+	if !r.call.HasGas {
+		msg.GasLimit = 0 // let the estimator search up to the block gas limit
+	}
+	var gas uint64
+	var estErr error
+	if err := s.b.Calls.Do(func() {
+		ctx, cancel := context.WithTimeout(r.ctx, s.cfg.EVMTimeout)
+		defer cancel()
+		opts := &gasestimator.Options{
+			Config:     s.b.Chain.Config(),
+			Chain:      s.b.Chain.BlockChain(),
+			Header:     env.header,
+			State:      env.state,
+			ErrorRatio: 0.015, // geth's estimateGasErrorRatio
+		}
+		var revert []byte
+		gas, revert, estErr = gasestimator.Estimate(ctx, msg, opts, s.cfg.GasCap)
+		if len(revert) > 0 {
+			estErr = revertError(revert)
+		}
+	}); err != nil {
+		return err
+	}
+	if estErr != nil {
+		return estErr
+	}
+	r.out = codec.AppendUint64(r.out, gas)
+	return nil
+}
+
+// accessListResult is eth_createAccessList's answer.
+type accessListResult struct {
+	AccessList types.AccessList `json:"accessList"`
+	GasUsed    hexUint64        `json:"gasUsed"`
+	Error      string           `json:"error,omitempty"`
+}
+
+func ethCreateAccessList(s *Server, r *request) error {
+	msg, env, err := s.prepareCall(r, 3)
+	if err != nil {
+		return err
+	}
+	var result accessListResult
+	var listErr error
+	if err := s.b.Calls.Do(func() { result, listErr = s.accessList(r.ctx, msg, env) }); err != nil {
+		return err
+	}
+	if listErr != nil {
+		return listErr
+	}
+	return r.writeJSON(result)
+}
+
+// accessList runs the message until the access list it touches is stable
+// (geth's AccessList): each run uses the previous run's list.
+func (s *Server) accessList(ctx context.Context, msg *core.Message, env *callEnv) (accessListResult, error) {
+	exclude := map[common.Address]struct{}{msg.From: {}}
+	if msg.To != nil {
+		exclude[*msg.To] = struct{}{}
+	} else {
+		exclude[crypto.CreateAddress(msg.From, env.state.GetNonce(msg.From))] = struct{}{}
+	}
+	rules := s.b.Chain.Config().Rules(env.header.Number, true, env.header.Time)
+	for _, p := range vm.ActivePrecompiles(rules) {
+		exclude[p] = struct{}{}
+	}
+	base := env.state.Copy()
+	list := msg.AccessList
+	for {
+		tracer := logger.NewAccessListTracer(list, exclude)
+		run := *msg
+		run.AccessList = list
+		env.state = base.Copy()
+		res, err := s.execute(ctx, s.newEVM(env, vm.Config{Tracer: tracer.Hooks()}), &run)
+		if err != nil {
+			return accessListResult{}, fmt.Errorf("failed to apply transaction: %w", err)
+		}
+		if tracer.Equal(logger.NewAccessListTracer(list, exclude)) {
+			out := accessListResult{AccessList: tracer.AccessList(), GasUsed: hexUint64(res.UsedGas)}
+			if out.AccessList == nil {
+				out.AccessList = types.AccessList{}
+			}
+			if res.Err != nil {
+				out.Error = res.Err.Error()
+			}
+			return out, nil
+		}
+		list = tracer.AccessList()
+	}
+}

@@ -1,0 +1,121 @@
+package rpc
+
+import (
+	"errors"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/state"
+	"github.com/ethereum/go-ethereum/core/types"
+
+	"github.com/stocknode/stocknode/codec"
+)
+
+// view is the block and state a block parameter names, as of the request's
+// snapshot.
+type view struct {
+	header  *types.Header
+	root    common.Hash  // state root the reader reads (the parent's for pending)
+	reader  state.Reader // concurrency-safe
+	pending bool
+}
+
+var (
+	errHashNotFound = errors.New("header for hash not found")
+	errNotCanonical = errors.New("hash is not currently canonical")
+)
+
+// blockParam parses argument i as a block parameter; absent means latest.
+func (r *request) blockParam(i int) (codec.BlockParam, error) {
+	raw := r.arg(i)
+	if raw == nil {
+		return codec.BlockParam{Tag: codec.TagLatest}, nil
+	}
+	bp, err := codec.ParseBlockParam(raw)
+	if err != nil {
+		return bp, argError(i, err)
+	}
+	return bp, nil
+}
+
+// stateView resolves argument i to a block with its state.
+func (s *Server) stateView(r *request, i int) (view, error) {
+	bp, err := r.blockParam(i)
+	if err != nil {
+		return view{}, err
+	}
+	snap := r.snap
+	switch bp.Tag {
+	case codec.TagLatest, codec.TagSafe, codec.TagFinalized:
+		return s.latestView(r), nil
+	case codec.TagPending:
+		return view{header: snap.Pending.Header, root: snap.Head.Root(), reader: snap.PendingReader(), pending: true}, nil
+	}
+	header, err := s.header(r, bp)
+	if err != nil {
+		return view{}, err
+	}
+	if header.Hash() == snap.Head.Hash() {
+		return s.latestView(r), nil
+	}
+	reader, err := s.b.Chain.StateReader(header.Root)
+	if err != nil {
+		return view{}, err
+	}
+	return view{header: header, root: header.Root, reader: reader}, nil
+}
+
+func (s *Server) latestView(r *request) view {
+	head := r.snap.Head
+	return view{header: head.Header(), root: head.Root(), reader: r.snap.LatestReader()}
+}
+
+// header resolves a block parameter to a sealed header, seen from the
+// request's snapshot: blocks above its head do not exist yet.
+func (s *Server) header(r *request, bp codec.BlockParam) (*types.Header, error) {
+	bc, head := s.b.Chain.BlockChain(), r.snap.Head
+	switch bp.Tag {
+	case codec.TagLatest, codec.TagSafe, codec.TagFinalized:
+		return head.Header(), nil
+	case codec.TagPending:
+		return r.snap.Pending.Header, nil
+	case codec.TagEarliest:
+		bp.Number = 0
+	case codec.TagHash:
+		h := bc.GetHeaderByHash(bp.Hash)
+		if h == nil || h.Number.Uint64() > head.NumberU64() {
+			return nil, errHashNotFound
+		}
+		if bp.RequireCanonical && bc.GetCanonicalHash(h.Number.Uint64()) != bp.Hash {
+			return nil, errNotCanonical
+		}
+		return h, nil
+	}
+	if bp.Number > head.NumberU64() {
+		return nil, errHeaderNotFound
+	}
+	if bp.Number == head.NumberU64() {
+		return head.Header(), nil
+	}
+	h := bc.GetHeaderByNumber(bp.Number)
+	if h == nil {
+		return nil, errHeaderNotFound
+	}
+	return h, nil
+}
+
+// account reads an account; a missing account reads as empty.
+func (v view) account(addr common.Address) (*types.StateAccount, error) {
+	acct, err := v.reader.Account(addr)
+	if err != nil {
+		return nil, err
+	}
+	if acct == nil {
+		return types.NewEmptyStateAccount(), nil
+	}
+	return acct, nil
+}
+
+// stateDB returns a fresh StateDB over the view for one caller's exclusive use.
+func (s *Server) stateDB(v view) (*state.StateDB, error) {
+	return state.NewWithReader(v.root, s.b.Chain.StateDatabase(), v.reader)
+}
