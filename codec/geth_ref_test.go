@@ -247,3 +247,6 @@ func refCallArgs(data []byte) (CallArgs, error) {
 	}
 	return a, nil
 }
+
+// refDecodeUint64 is hexutil.DecodeUint64, named for the tests.
+func refDecodeUint64(s string) (uint64, error) { return hexutil.DecodeUint64(s) }

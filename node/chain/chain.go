@@ -170,6 +170,10 @@ func (c *Chain) StateReader(root common.Hash) (state.Reader, error) {
 // marks it safe and finalized (a single sequencer never reorgs) and syncs
 // the database, so that the block survives a crash once Append returns.
 func (c *Chain) Append(block *types.Block) error {
+	// InsertChain would happily reorg; a single sequencer never does.
+	if head := c.bc.CurrentBlock(); block.ParentHash() != head.Hash() {
+		return fmt.Errorf("block %d does not extend the head %d %s", block.NumberU64(), head.Number, head.Hash().Hex())
+	}
 	if _, err := c.bc.InsertChain(types.Blocks{block}); err != nil {
 		return fmt.Errorf("insert block %d: %w", block.NumberU64(), err)
 	}
@@ -196,6 +200,13 @@ func (c *Chain) Sync() error {
 
 // Close stops the blockchain and closes the database.
 func (c *Chain) Close() error {
+	// Stopping the transaction indexer before its first pass completes makes
+	// go-ethereum purge and rebuild the whole index on the next start; give
+	// it a moment to finish.
+	deadline := time.Now().Add(time.Second)
+	for c.Head().Number.Sign() > 0 && !c.bc.TxIndexDone() && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
 	c.bc.Stop()
 	if err := c.db.Close(); err != nil {
 		return fmt.Errorf("close database: %w", err)

@@ -306,9 +306,6 @@ func TestAppendEnforcesFloor(t *testing.T) {
 // extend the head must be refused, and must not move the head or the
 // safe/finalized markers.
 func TestAppendRefusesBlocksThatDoNotExtendTheHead(t *testing.T) {
-	t.Skip("KNOWN BUG in chain.go (*Chain).Append, reported: InsertChain reorgs to a block forking off an ancestor " +
-		"and accepts a known old block, and markFinal then moves safe/finalized back; remove this skip once Append " +
-		"checks block.ParentHash() == head")
 	faucet := defaultFaucet(t)
 	c, err := Open(Config{InMemory: true, Genesis: previewGenesis(t, faucet)})
 	if err != nil {

@@ -78,6 +78,10 @@ func (c *Chain) importStream(ctx context.Context, stream *rlp.Stream) error {
 			return nil
 		}
 		if missing := c.missing(batch); len(missing) > 0 {
+			if head := c.bc.CurrentBlock(); missing[0].ParentHash() != head.Hash() {
+				return fmt.Errorf("import block %d: it does not extend the head %d %s (this chain never reorgs)",
+					missing[0].NumberU64(), head.Number, head.Hash().Hex())
+			}
 			if _, err := c.bc.InsertChain(missing); err != nil {
 				return fmt.Errorf("import block: %w", err)
 			}

@@ -235,3 +235,12 @@ func TestSendRawTransactionErrors(t *testing.T) {
 		t.Fatalf("garbage tx: %+v", resp.Error)
 	}
 }
+
+// An unknown transaction is null, also on a chain that has only its genesis.
+func TestUnknownTransactionOnFreshChain(t *testing.T) {
+	n := newTestNode(t, 0, 0)
+	resp := n.call("eth_getTransactionByHash", "0x"+strings.Repeat("ab", 32))
+	if resp.Error != nil || string(resp.Result) != "null" {
+		t.Fatalf("got %s / %+v", resp.Result, resp.Error)
+	}
+}

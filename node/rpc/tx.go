@@ -1,6 +1,8 @@
 package rpc
 
 import (
+	"errors"
+
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 
@@ -16,23 +18,29 @@ type txLocation struct {
 	pending bool
 }
 
+// errTxIndexing is geth's answer while the transaction index is being built.
+var errTxIndexing = errors.New("transaction indexing is in progress")
+
 // findTx looks a transaction up as of the request's snapshot.
-func (s *Server) findTx(r *request, hash common.Hash) (txLocation, bool) {
+func (s *Server) findTx(r *request, hash common.Hash) (txLocation, bool, error) {
 	for i, tx := range r.snap.Pending.Transactions {
 		if tx.Hash() == hash {
-			return txLocation{tx: tx, block: pendingBlock(r.snap.Pending), index: i, pending: true}, true
+			return txLocation{tx: tx, block: pendingBlock(r.snap.Pending), index: i, pending: true}, true, nil
 		}
 	}
 	bc := s.b.Chain.BlockChain()
 	if entry, tx := bc.GetCanonicalTransaction(hash); tx != nil && entry.BlockIndex <= r.snap.Head.NumberU64() {
 		if block := bc.GetBlock(entry.BlockHash, entry.BlockIndex); block != nil {
-			return txLocation{tx: tx, block: block, index: int(entry.Index)}, true
+			return txLocation{tx: tx, block: block, index: int(entry.Index)}, true, nil
 		}
 	}
 	if tx := s.b.Pool.Get(hash); tx != nil {
-		return txLocation{tx: tx}, true
+		return txLocation{tx: tx}, true, nil
 	}
-	return txLocation{}, false
+	if r.snap.Head.NumberU64() > 0 && !bc.TxIndexDone() {
+		return txLocation{}, false, errTxIndexing
+	}
+	return txLocation{}, false, nil
 }
 
 func ethGetTransactionByHash(s *Server, r *request) error {
@@ -43,9 +51,9 @@ func ethGetTransactionByHash(s *Server, r *request) error {
 	if err != nil {
 		return err
 	}
-	loc, ok := s.findTx(r, hash)
+	loc, ok, err := s.findTx(r, hash)
 	if !ok {
-		return nil
+		return err
 	}
 	config := s.b.Chain.Config()
 	if loc.block == nil {
@@ -64,9 +72,9 @@ func ethGetTransactionReceipt(s *Server, r *request) error {
 	if err != nil {
 		return err
 	}
-	loc, ok := s.findTx(r, hash)
+	loc, ok, err := s.findTx(r, hash)
 	if !ok || loc.block == nil {
-		return nil
+		return err
 	}
 	b := loc.block
 	var receipt *types.Receipt

@@ -1,0 +1,14 @@
+// Package e2e holds stocknode's client end-to-end tests: they build the
+// binary, start `stocknode --dev --http.port 0`, and talk to it over HTTP the
+// way applications do, with go-ethereum's ethclient and rpc.Client, with raw
+// HTTP requests (bad input), and with ethers v6 and viem (the JavaScript
+// suite in js/, run by `node --test` from TestJavaScriptClients).
+//
+// The Solidity contract the tests deploy is contracts/Token.sol; its compiled
+// form contracts/Token.json is committed, so the Go tests need no compiler.
+// Regenerate it with `cd e2e && npm ci && npm run compile`.
+//
+//	go test -race -count=1 ./e2e/             # everything (installs the npm packages if missing)
+//	go test -count=1 -run JavaScript ./e2e/   # only the ethers/viem suite
+//	cd e2e && STOCKNODE_RPC=http://127.0.0.1:8545 node --test js/   # the JS suite against a running node
+package e2e

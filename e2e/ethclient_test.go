@@ -1,0 +1,779 @@
+package e2e
+
+import (
+	"context"
+	"errors"
+	"math/big"
+	"strings"
+	"testing"
+	"time"
+
+	ethereum "github.com/ethereum/go-ethereum"
+	"github.com/ethereum/go-ethereum/accounts/abi"
+	"github.com/ethereum/go-ethereum/accounts/abi/bind/v2"
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/ethclient/gethclient"
+	"github.com/ethereum/go-ethereum/params"
+	"github.com/ethereum/go-ethereum/rpc"
+	"github.com/ethereum/go-ethereum/trie"
+)
+
+var (
+	gwei  = big.NewInt(params.GWei)
+	ether = big.NewInt(params.Ether)
+)
+
+func tokens(n int64) *big.Int { return new(big.Int).Mul(big.NewInt(n), ether) }
+
+// Chain identity, head, fee suggestions and fee history as ethclient reads them.
+func TestEthclientChainInfo(t *testing.T) {
+	n := startNode(t)
+	c, _ := n.dial(t)
+	ctx := testContext(t, 30*time.Second)
+
+	id, err := c.ChainID(ctx)
+	if err != nil || id.Int64() != chainID {
+		t.Fatalf("ChainID = %v, %v; want %d", id, err, chainID)
+	}
+	netID, err := c.NetworkID(ctx)
+	if err != nil || netID.Int64() != chainID {
+		t.Fatalf("NetworkID = %v, %v; want %d", netID, err, chainID)
+	}
+	if sync, err := c.SyncProgress(ctx); err != nil || sync != nil {
+		t.Fatalf("SyncProgress = %+v, %v; want nil (not syncing)", sync, err)
+	}
+	if peers, err := c.PeerCount(ctx); err != nil || peers != 0 {
+		t.Fatalf("PeerCount = %d, %v", peers, err)
+	}
+
+	// The head moves: a block every 200 ms.
+	first, err := c.BlockNumber(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	poll(t, ctx, "eth_blockNumber never increased", func() bool {
+		now, err := c.BlockNumber(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return now >= first+2
+	})
+
+	head, err := c.HeaderByNumber(ctx, nil)
+	if err != nil {
+		t.Fatalf("HeaderByNumber(nil): %v", err)
+	}
+	if head.Number.Uint64() < first+2 {
+		t.Errorf("latest header %d is behind eth_blockNumber %d", head.Number, first+2)
+	}
+	if head.BaseFee == nil || head.BaseFee.Cmp(gwei) < 0 {
+		t.Errorf("baseFee %v below the 1 gwei floor", head.BaseFee)
+	}
+	if age := time.Since(time.Unix(int64(head.Time), 0)); age < -time.Second || age > time.Minute {
+		t.Errorf("latest header's timestamp is %v away from now", age)
+	}
+	if head.GasLimit != 30_000_000 {
+		t.Errorf("gasLimit %d, want 30,000,000", head.GasLimit)
+	}
+	byHash, err := c.HeaderByHash(ctx, head.Hash())
+	if err != nil || byHash.Hash() != head.Hash() {
+		t.Fatalf("HeaderByHash(%s) = %v, %v: the hash the node serves must be the header's RLP hash", head.Hash(), byHash, err)
+	}
+	block, err := c.BlockByNumber(ctx, head.Number)
+	if err != nil || block.Hash() != head.Hash() {
+		t.Fatalf("BlockByNumber(%d) = %v, %v", head.Number, block, err)
+	}
+	if _, err := c.HeaderByNumber(ctx, new(big.Int).SetUint64(head.Number.Uint64()+1_000_000)); !errors.Is(err, ethereum.NotFound) {
+		t.Errorf("HeaderByNumber(far future) error = %v, want ethereum.NotFound (result null)", err)
+	}
+
+	tip, err := c.SuggestGasTipCap(ctx)
+	if err != nil || tip.Sign() < 0 {
+		t.Fatalf("SuggestGasTipCap = %v, %v", tip, err)
+	}
+	price, err := c.SuggestGasPrice(ctx)
+	if err != nil {
+		t.Fatalf("SuggestGasPrice: %v", err)
+	}
+	if price.Cmp(gwei) < 0 {
+		t.Errorf("SuggestGasPrice %v is below the base fee floor: a legacy transaction priced with it is never included", price)
+	}
+
+	hist, err := c.FeeHistory(ctx, 4, nil, []float64{25, 75})
+	if err != nil {
+		t.Fatalf("FeeHistory: %v", err)
+	}
+	if hist.OldestBlock.Uint64()+3 < head.Number.Uint64() || len(hist.BaseFee) != 5 || len(hist.GasUsedRatio) != 4 || len(hist.Reward) != 4 {
+		t.Fatalf("FeeHistory(4, latest) = oldest %v, %d base fees, %d ratios, %d rewards; want 4 blocks ending at latest >= %d, 5 base fees",
+			hist.OldestBlock, len(hist.BaseFee), len(hist.GasUsedRatio), len(hist.Reward), head.Number)
+	}
+	for i, r := range hist.Reward {
+		if len(r) != 2 {
+			t.Errorf("reward[%d] has %d percentiles, want 2", i, len(r))
+		}
+	}
+	for i, fee := range hist.BaseFee {
+		if fee.Cmp(gwei) < 0 {
+			t.Errorf("baseFee[%d] = %v below the floor", i, fee)
+		}
+	}
+}
+
+// The Token contract through its whole life with ethclient, on a chain slow
+// enough (1 s blocks, pre-confirmations every 100 ms) that pending and latest
+// visibly differ: deploy, views, ETH and token transfers seen in pending
+// before latest, receipts and logs, blocks and transactions.
+func TestEthclientTokenPendingBeforeLatest(t *testing.T) {
+	n := startNode(t, "--block-time", "1s", "--preconf-interval", "100ms")
+	c, _ := n.dial(t)
+	ctx := testContext(t, 90*time.Second)
+	a, _ := loadToken(t)
+	deployer, sender := devAccount(t, 0), devAccount(t, 1)
+	supply := tokens(1_000_000)
+
+	token := deployToken(t, ctx, c, deployer, supply)
+
+	t.Run("views", func(t *testing.T) {
+		code, err := c.CodeAt(ctx, token, nil)
+		if err != nil || len(code) == 0 {
+			t.Fatalf("CodeAt(token, latest) = %d bytes, %v", len(code), err)
+		}
+		call := func(method string, args ...any) []any {
+			out, err := c.CallContract(ctx, ethCallMsg(common.Address{}, &token, nil, pack(t, a, method, args...)), nil)
+			if err != nil {
+				t.Fatalf("%s: %v", method, err)
+			}
+			vals, err := a.Unpack(method, out)
+			if err != nil {
+				t.Fatalf("unpack %s(%x): %v", method, out, err)
+			}
+			return vals
+		}
+		if got := call("name")[0].(string); got != "Stock Token" {
+			t.Errorf("name() = %q", got)
+		}
+		if got := call("symbol")[0].(string); got != "STK" {
+			t.Errorf("symbol() = %q", got)
+		}
+		if got := call("decimals")[0].(uint8); got != 18 {
+			t.Errorf("decimals() = %d", got)
+		}
+		if got := call("totalSupply")[0].(*big.Int); got.Cmp(supply) != 0 {
+			t.Errorf("totalSupply() = %v", got)
+		}
+		if got := call("balanceOf", deployer.addr)[0].(*big.Int); got.Cmp(supply) != 0 {
+			t.Errorf("balanceOf(deployer) = %v, want %v", got, supply)
+		}
+	})
+
+	t.Run("ETH transfer in pending before latest", func(t *testing.T) {
+		value := new(big.Int).Mul(big.NewInt(3), ether)
+		read := func(to common.Address, pending bool) *big.Int {
+			var bal *big.Int
+			var err error
+			if pending {
+				bal, err = c.PendingBalanceAt(ctx, to)
+			} else {
+				bal, err = c.BalanceAt(ctx, to, nil)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			return bal
+		}
+		pendingBeforeLatest(t, ctx, func() (common.Address, *types.Transaction) {
+			to := freshAddress(t)
+			return to, send(t, ctx, c, sender, &to, value, nil)
+		}, func(to common.Address, pending bool) bool {
+			bal := read(to, pending)
+			if bal.Sign() != 0 && bal.Cmp(value) != 0 {
+				t.Fatalf("balance %v, want 0 or %v", bal, value)
+			}
+			return bal.Sign() != 0
+		})
+	})
+
+	t.Run("token transfer in pending before latest", func(t *testing.T) {
+		value := tokens(250)
+		var last *types.Transaction
+		pendingBeforeLatest(t, ctx, func() (common.Address, *types.Transaction) {
+			to := freshAddress(t)
+			last = send(t, ctx, c, deployer, &token, nil, pack(t, a, "transfer", to, value))
+			return to, last
+		}, func(to common.Address, pending bool) bool {
+			msg := ethCallMsg(common.Address{}, &token, nil, pack(t, a, "balanceOf", to))
+			var out []byte
+			var err error
+			if pending {
+				out, err = c.PendingCallContract(ctx, msg)
+			} else {
+				out, err = c.CallContract(ctx, msg, nil)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			bal := new(big.Int).SetBytes(out)
+			if bal.Sign() != 0 && bal.Cmp(value) != 0 {
+				t.Fatalf("balanceOf %v, want 0 or %v", bal, value)
+			}
+			return bal.Sign() != 0
+		})
+	})
+
+	t.Run("nonce in pending before latest", func(t *testing.T) {
+		from := devAccount(t, 2)
+		before, err := c.NonceAt(ctx, from.addr, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		to := freshAddress(t)
+		tx := send(t, ctx, c, from, &to, big.NewInt(1), nil)
+		// The pending nonce counts the accepted transaction at once (wallets
+		// send the next one with it); latest counts it once it is sealed.
+		if pn, err := c.PendingNonceAt(ctx, from.addr); err != nil || pn != before+1 {
+			t.Fatalf("PendingNonceAt right after sending = %d, %v; want %d", pn, err, before+1)
+		}
+		if ln, err := c.NonceAt(ctx, from.addr, nil); err != nil || ln != before {
+			t.Fatalf("NonceAt(latest) right after sending = %d, %v; want %d (a block takes 1s)", ln, err, before)
+		}
+		waitSealed(t, ctx, c, tx.Hash())
+		if ln, err := c.NonceAt(ctx, from.addr, nil); err != nil || ln != before+1 {
+			t.Fatalf("NonceAt(latest) after the seal = %d, %v; want %d", ln, err, before+1)
+		}
+	})
+
+	t.Run("receipt, logs, block and transaction", func(t *testing.T) {
+		to := freshAddress(t)
+		value := tokens(7)
+		data := pack(t, a, "transfer", to, value)
+		estimate, err := c.EstimateGas(ctx, ethCallMsg(deployer.addr, &token, nil, data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		tx := send(t, ctx, c, deployer, &token, nil, data)
+		if got, pending, err := c.TransactionByHash(ctx, tx.Hash()); err != nil || got.Hash() != tx.Hash() {
+			t.Fatalf("TransactionByHash right after sending = %v, %v, %v", got, pending, err)
+		}
+
+		// bind.WaitMined returns the first receipt the node serves. Per
+		// execution-apis a receipt is that of a mined transaction: its block
+		// must exist and latest must include it.
+		wctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+		defer cancel()
+		receipt, err := bind.WaitMined(wctx, c, tx.Hash())
+		if err != nil {
+			t.Fatalf("WaitMined: %v", err)
+		}
+		head, err := c.BlockNumber(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if receipt.BlockNumber.Uint64() > head {
+			t.Errorf("eth_getTransactionReceipt answered a receipt in block %d (blockHash %s) while eth_blockNumber is %d: "+
+				"a receipt must be that of a sealed block (geth answers null until the transaction is mined)",
+				receipt.BlockNumber, receipt.BlockHash.Hex(), head)
+		}
+		if _, err := c.BlockByHash(ctx, receipt.BlockHash); err != nil {
+			t.Errorf("BlockByHash(receipt.blockHash %s) right after the receipt arrived: %v", receipt.BlockHash.Hex(), err)
+		}
+
+		sealed := waitSealed(t, ctx, c, tx.Hash())
+		if sealed.BlockHash != receipt.BlockHash || sealed.BlockNumber.Cmp(receipt.BlockNumber) != 0 {
+			t.Errorf("the receipt first served said block %d %s, the sealed one says block %d %s",
+				receipt.BlockNumber, receipt.BlockHash.Hex(), sealed.BlockNumber, sealed.BlockHash.Hex())
+		}
+		checkTransferReceipt(t, a, sealed, tx, token, deployer.addr, to, value)
+		if sealed.GasUsed > estimate {
+			t.Errorf("gasUsed %d exceeds the estimate %d", sealed.GasUsed, estimate)
+		}
+		if sealed.EffectiveGasPrice == nil || sealed.EffectiveGasPrice.Cmp(gwei) < 0 || sealed.EffectiveGasPrice.Cmp(tx.GasFeeCap()) > 0 {
+			t.Errorf("effectiveGasPrice %v outside [1 gwei, feeCap %v]", sealed.EffectiveGasPrice, tx.GasFeeCap())
+		}
+
+		block, err := c.BlockByNumber(ctx, sealed.BlockNumber)
+		if err != nil {
+			t.Fatalf("BlockByNumber(%d): %v", sealed.BlockNumber, err)
+		}
+		if block.Hash() != sealed.BlockHash {
+			t.Fatalf("block %d hash %s, receipt says %s", block.Number(), block.Hash(), sealed.BlockHash)
+		}
+		if int(sealed.TransactionIndex) >= len(block.Transactions()) || block.Transactions()[sealed.TransactionIndex].Hash() != tx.Hash() {
+			t.Fatalf("block %d does not hold %s at index %d", block.Number(), tx.Hash(), sealed.TransactionIndex)
+		}
+		if got := types.DeriveSha(block.Transactions(), trieHasher()); got != block.TxHash() {
+			t.Errorf("transactionsRoot %s, transactions hash to %s", block.TxHash(), got)
+		}
+		got, isPending, err := c.TransactionByHash(ctx, tx.Hash())
+		if err != nil || isPending || got.Hash() != tx.Hash() {
+			t.Fatalf("TransactionByHash after the seal = %v, pending %v, %v", got, isPending, err)
+		}
+		sender, err := c.TransactionSender(ctx, got, sealed.BlockHash, sealed.TransactionIndex)
+		if err != nil || sender != deployer.addr {
+			t.Errorf("TransactionSender = %s, %v; want %s", sender, err, deployer.addr)
+		}
+		if count, err := c.TransactionCount(ctx, sealed.BlockHash); err != nil || count != uint(len(block.Transactions())) {
+			t.Errorf("TransactionCount(block) = %d, %v; want %d", count, err, len(block.Transactions()))
+		}
+		inBlock, err := c.TransactionInBlock(ctx, sealed.BlockHash, sealed.TransactionIndex)
+		if err != nil || inBlock.Hash() != tx.Hash() {
+			t.Errorf("TransactionInBlock = %v, %v", inBlock, err)
+		}
+		receipts, err := c.BlockReceipts(ctx, rpc.BlockNumberOrHashWithHash(sealed.BlockHash, true))
+		if err != nil || len(receipts) != len(block.Transactions()) || receipts[sealed.TransactionIndex].TxHash != tx.Hash() {
+			t.Errorf("BlockReceipts = %d receipts, %v", len(receipts), err)
+		}
+		if got := types.DeriveSha(types.Receipts(receipts), trieHasher()); got != block.ReceiptHash() {
+			t.Errorf("receiptsRoot %s, the served receipts hash to %s", block.ReceiptHash(), got)
+		}
+		if bal, err := c.BalanceAt(ctx, to, sealed.BlockNumber); err != nil || bal.Sign() != 0 {
+			t.Errorf("ETH balance of the token recipient = %v, %v", bal, err)
+		}
+	})
+}
+
+// pendingBeforeLatest sends with do and polls shows (pending, then latest,
+// then pending again) until latest shows the effect. It asserts that some
+// moment had pending show it while latest did not, and that latest never
+// showed it while pending did not. With 1 s blocks and 100 ms
+// pre-confirmations the window is nearly always wide; a narrow one is retried.
+func pendingBeforeLatest(t *testing.T, ctx context.Context, do func() (common.Address, *types.Transaction), shows func(to common.Address, pending bool) bool) {
+	t.Helper()
+	for attempt := 0; attempt < 3; attempt++ {
+		to, tx := do()
+		sent := time.Now()
+		var window, inPending time.Duration
+		for {
+			p1 := shows(to, true)
+			l := shows(to, false)
+			p2 := shows(to, true)
+			if l && !p2 {
+				t.Fatalf("tx %s: latest shows it and pending read after it does not: pending is behind latest", tx.Hash())
+			}
+			if p1 && !l {
+				if inPending == 0 {
+					inPending = time.Since(sent)
+				}
+				window = time.Since(sent) - inPending
+			}
+			if l {
+				break
+			}
+			if ctx.Err() != nil || time.Since(sent) > 10*time.Second {
+				t.Fatalf("tx %s not in latest after 10s (pending shows it: %v)", tx.Hash(), p1)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		if inPending > 0 {
+			t.Logf("tx %s: in pending after %v, in latest %v later", tx.Hash(), inPending.Round(time.Millisecond), window.Round(time.Millisecond))
+			if inPending > 2*time.Second {
+				t.Errorf("pending showed the transaction only %v after it was sent: more than a pre-confirmation interval", inPending)
+			}
+			return
+		}
+		t.Logf("attempt %d: tx %s reached latest before a poll saw it in pending only; retrying", attempt, tx.Hash())
+	}
+	t.Fatal("no moment in three attempts where pending showed the transfer and latest did not")
+}
+
+// checkTransferReceipt checks a successful token transfer's receipt and
+// decodes its Transfer log with the ABI.
+func checkTransferReceipt(t *testing.T, a abi.ABI, r *types.Receipt, tx *types.Transaction, token, from, to common.Address, value *big.Int) {
+	t.Helper()
+	if r.Status != types.ReceiptStatusSuccessful {
+		t.Fatalf("status %d", r.Status)
+	}
+	if r.TxHash != tx.Hash() || r.Type != tx.Type() || r.ContractAddress != (common.Address{}) {
+		t.Errorf("receipt txHash %s type %d contractAddress %s", r.TxHash, r.Type, r.ContractAddress)
+	}
+	if r.GasUsed == 0 || r.CumulativeGasUsed < r.GasUsed {
+		t.Errorf("gasUsed %d cumulativeGasUsed %d", r.GasUsed, r.CumulativeGasUsed)
+	}
+	if len(r.Logs) != 1 {
+		t.Fatalf("%d logs, want 1 Transfer", len(r.Logs))
+	}
+	l := r.Logs[0]
+	checkTransferLog(t, a, l, token, from, to, value)
+	if l.TxHash != tx.Hash() || l.BlockHash != r.BlockHash || l.BlockNumber != r.BlockNumber.Uint64() || l.TxIndex != r.TransactionIndex {
+		t.Errorf("log position %+v does not match the receipt (block %d %s index %d)", l, r.BlockNumber, r.BlockHash, r.TransactionIndex)
+	}
+	if !types.BloomLookup(r.Bloom, token) || !types.BloomLookup(r.Bloom, a.Events["Transfer"].ID) {
+		t.Errorf("receipt logsBloom lacks the token address or the Transfer topic")
+	}
+}
+
+func checkTransferLog(t *testing.T, a abi.ABI, l *types.Log, token, from, to common.Address, value *big.Int) {
+	t.Helper()
+	ev := a.Events["Transfer"]
+	if l.Address != token || len(l.Topics) != 3 || l.Topics[0] != ev.ID {
+		t.Fatalf("log address %s topics %v, want Transfer from %s", l.Address, l.Topics, token)
+	}
+	var decoded struct {
+		From, To common.Address
+		Value    *big.Int
+	}
+	if err := a.UnpackIntoInterface(&decoded, "Transfer", l.Data); err != nil {
+		t.Fatalf("unpack Transfer data %x: %v", l.Data, err)
+	}
+	if err := abi.ParseTopics(&decoded, indexed(ev.Inputs), l.Topics[1:]); err != nil {
+		t.Fatalf("parse Transfer topics: %v", err)
+	}
+	if decoded.From != from || decoded.To != to || decoded.Value.Cmp(value) != 0 {
+		t.Errorf("Transfer(%s, %s, %v), want (%s, %s, %v)", decoded.From, decoded.To, decoded.Value, from, to, value)
+	}
+	if l.Removed {
+		t.Errorf("log marked removed")
+	}
+}
+
+func indexed(args abi.Arguments) abi.Arguments {
+	var out abi.Arguments
+	for _, arg := range args {
+		if arg.Indexed {
+			out = append(out, arg)
+		}
+	}
+	return out
+}
+
+// Revert reasons reach the client: eth_call and eth_estimateGas answer
+// "execution reverted: nope" with the ABI-encoded Error(string) as data, and
+// a custom error's selector and arguments as data. A reverting transaction
+// is included with status 0.
+func TestEthclientRevertReasons(t *testing.T) {
+	n := startNode(t)
+	c, _ := n.dial(t)
+	ctx := testContext(t, 60*time.Second)
+	a, _ := loadToken(t)
+	caller := devAccount(t, 0)
+	token := deployToken(t, ctx, c, caller, tokens(1000))
+
+	failData := pack(t, a, "fail")
+	wantData := append(common.FromHex("0x08c379a0"), mustPack(t, abi.Arguments{{Type: mustType(t, "string")}}, "nope")...)
+	checkRevert := func(t *testing.T, what string, err error, wantMsg string, wantData []byte) {
+		t.Helper()
+		if err == nil {
+			t.Fatalf("%s: no error", what)
+		}
+		if err.Error() != wantMsg {
+			t.Errorf("%s: message %q, want %q", what, err.Error(), wantMsg)
+		}
+		var rerr rpc.Error
+		if !errors.As(err, &rerr) || rerr.ErrorCode() != -32000 {
+			t.Errorf("%s: error %T %v without code -32000 (the service's code for a revert)", what, err, err)
+		}
+		var derr rpc.DataError
+		if !errors.As(err, &derr) {
+			t.Fatalf("%s: error %T %v carries no data", what, err, err)
+		}
+		hexData, ok := derr.ErrorData().(string)
+		if !ok {
+			t.Fatalf("%s: data %#v is not a hex string", what, derr.ErrorData())
+		}
+		data, herr := hexutil.Decode(hexData)
+		if herr != nil {
+			t.Fatalf("%s: data %q: %v", what, hexData, herr)
+		}
+		if string(data) != string(wantData) {
+			t.Errorf("%s: data %x, want %x", what, data, wantData)
+		}
+	}
+
+	t.Run("Error(string) from eth_call latest and pending", func(t *testing.T) {
+		msg := ethCallMsg(caller.addr, &token, nil, failData)
+		_, err := c.CallContract(ctx, msg, nil)
+		checkRevert(t, "eth_call latest", err, "execution reverted: nope", wantData)
+		var derr rpc.DataError
+		if errors.As(err, &derr) {
+			reason, uerr := abi.UnpackRevert(common.FromHex(derr.ErrorData().(string)))
+			if uerr != nil || reason != "nope" {
+				t.Errorf("abi.UnpackRevert = %q, %v", reason, uerr)
+			}
+		}
+		_, err = c.PendingCallContract(ctx, msg)
+		checkRevert(t, "eth_call pending", err, "execution reverted: nope", wantData)
+	})
+
+	t.Run("Error(string) from eth_estimateGas", func(t *testing.T) {
+		_, err := c.EstimateGas(ctx, ethCallMsg(caller.addr, &token, nil, failData))
+		checkRevert(t, "eth_estimateGas", err, "execution reverted: nope", wantData)
+	})
+
+	t.Run("custom error", func(t *testing.T) {
+		_, err := c.CallContract(ctx, ethCallMsg(caller.addr, &token, nil, pack(t, a, "failCustom")), nil)
+		custom := a.Errors["Unauthorized"]
+		want := append(append([]byte{}, custom.ID[:4]...), mustPack(t, custom.Inputs, caller.addr, big.NewInt(42))...)
+		checkRevert(t, "eth_call failCustom", err, "execution reverted", want)
+		var derr rpc.DataError
+		if errors.As(err, &derr) {
+			vals, uerr := custom.Unpack(common.FromHex(derr.ErrorData().(string)))
+			if uerr != nil {
+				t.Fatalf("unpack Unauthorized: %v", uerr)
+			}
+			args := vals.([]any)
+			if args[0].(common.Address) != caller.addr || args[1].(*big.Int).Int64() != 42 {
+				t.Errorf("Unauthorized%v, want (%s, 42)", args, caller.addr)
+			}
+		}
+	})
+
+	t.Run("reverting transaction is mined with status 0", func(t *testing.T) {
+		// Estimation refuses a reverting call, so the gas is set by hand.
+		nonce, err := c.PendingNonceAt(ctx, caller.addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		head, err := c.HeaderByNumber(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tx, err := types.SignTx(types.NewTx(&types.DynamicFeeTx{
+			ChainID: big.NewInt(chainID), Nonce: nonce, GasTipCap: big.NewInt(1), GasFeeCap: new(big.Int).Mul(head.BaseFee, big.NewInt(2)),
+			Gas: 100_000, To: &token, Data: pack(t, a, "transfer", freshAddress(t), tokens(1_000_000)),
+		}), types.LatestSignerForChainID(big.NewInt(chainID)), caller.key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.SendTransaction(ctx, tx); err != nil {
+			t.Fatal(err)
+		}
+		r := waitSealed(t, ctx, c, tx.Hash())
+		if r.Status != types.ReceiptStatusFailed || len(r.Logs) != 0 || r.GasUsed == 0 || r.GasUsed >= 100_000 {
+			t.Fatalf("receipt status %d, %d logs, gasUsed %d; want status 0, no logs, some gas", r.Status, len(r.Logs), r.GasUsed)
+		}
+	})
+}
+
+func mustType(t testing.TB, s string) abi.Type {
+	t.Helper()
+	typ, err := abi.NewType(s, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return typ
+}
+
+func mustPack(t testing.TB, args abi.Arguments, vals ...any) []byte {
+	t.Helper()
+	out, err := args.Pack(vals...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// Logs: eth_getLogs by address and topics and by block hash, and the polling
+// filters that HTTP clients use instead of subscriptions.
+func TestEthclientLogsAndFilters(t *testing.T) {
+	n := startNode(t)
+	c, rc := n.dial(t)
+	ctx := testContext(t, 60*time.Second)
+	a, _ := loadToken(t)
+	owner := devAccount(t, 0)
+	token := deployToken(t, ctx, c, owner, tokens(1000))
+	transferID := a.Events["Transfer"].ID
+
+	// Subscriptions need a WebSocket; over HTTP ethclient says so itself.
+	if _, err := c.SubscribeFilterLogs(ctx, ethereum.FilterQuery{Addresses: []common.Address{token}}, make(chan types.Log)); !errors.Is(err, rpc.ErrNotificationsUnsupported) {
+		t.Errorf("SubscribeFilterLogs over HTTP: %v, want rpc.ErrNotificationsUnsupported", err)
+	}
+
+	filter := map[string]any{"address": token, "topics": [][]common.Hash{{transferID}}}
+	var logFilter, blockFilter string
+	if err := rc.CallContext(ctx, &logFilter, "eth_newFilter", filter); err != nil {
+		t.Fatalf("eth_newFilter: %v", err)
+	}
+	if err := rc.CallContext(ctx, &blockFilter, "eth_newBlockFilter"); err != nil {
+		t.Fatalf("eth_newBlockFilter: %v", err)
+	}
+	start, err := c.BlockNumber(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	recipients := []common.Address{freshAddress(t), freshAddress(t), freshAddress(t)}
+	var txs []*types.Transaction
+	for i, to := range recipients {
+		txs = append(txs, send(t, ctx, c, owner, &token, nil, pack(t, a, "transfer", to, tokens(int64(i+1)))))
+	}
+	var receipts []*types.Receipt
+	for _, tx := range txs {
+		receipts = append(receipts, waitSealed(t, ctx, c, tx.Hash()))
+	}
+
+	// eth_getFilterChanges: every Transfer once, across as many polls as it takes.
+	var changes []types.Log
+	poll(t, ctx, "eth_getFilterChanges never reported the three transfers", func() bool {
+		var got []types.Log
+		if err := rc.CallContext(ctx, &got, "eth_getFilterChanges", logFilter); err != nil {
+			t.Fatalf("eth_getFilterChanges: %v", err)
+		}
+		changes = append(changes, got...)
+		return len(changes) >= len(txs)
+	})
+	if len(changes) != len(txs) {
+		t.Fatalf("eth_getFilterChanges reported %d logs, want %d", len(changes), len(txs))
+	}
+	for i := range changes {
+		checkTransferLog(t, a, &changes[i], token, owner.addr, recipients[i], tokens(int64(i+1)))
+		if changes[i].TxHash != txs[i].Hash() {
+			t.Errorf("change %d is from %s, want %s", i, changes[i].TxHash, txs[i].Hash())
+		}
+	}
+	var again []types.Log
+	if err := rc.CallContext(ctx, &again, "eth_getFilterChanges", logFilter); err != nil || len(again) != 0 {
+		t.Errorf("a second poll reported %d logs again (%v)", len(again), err)
+	}
+	var all []types.Log
+	if err := rc.CallContext(ctx, &all, "eth_getFilterLogs", logFilter); err != nil || len(all) != len(txs) {
+		t.Errorf("eth_getFilterLogs = %d logs, %v; want %d", len(all), err, len(txs))
+	}
+
+	// The block filter reports each sealed block once, in order, without gaps.
+	var hashes []common.Hash
+	if err := rc.CallContext(ctx, &hashes, "eth_getFilterChanges", blockFilter); err != nil {
+		t.Fatalf("eth_getFilterChanges(block filter): %v", err)
+	}
+	if len(hashes) == 0 {
+		t.Fatal("block filter reported no blocks")
+	}
+	var prev uint64
+	for i, h := range hashes {
+		header, err := c.HeaderByHash(ctx, h)
+		if err != nil {
+			t.Fatalf("block filter hash %s: %v", h, err)
+		}
+		num := header.Number.Uint64()
+		if i == 0 && num > start+1 {
+			t.Errorf("first reported block %d, filter installed at head <= %d", num, start)
+		}
+		if i > 0 && num != prev+1 {
+			t.Errorf("block filter jumped from %d to %d", prev, num)
+		}
+		prev = num
+	}
+	if last := receipts[len(receipts)-1].BlockNumber.Uint64(); prev < last {
+		t.Errorf("block filter reported up to %d, the transfers were sealed up to %d", prev, last)
+	}
+
+	var ok bool
+	if err := rc.CallContext(ctx, &ok, "eth_uninstallFilter", logFilter); err != nil || !ok {
+		t.Errorf("eth_uninstallFilter = %v, %v", ok, err)
+	}
+	if err := rc.CallContext(ctx, &again, "eth_getFilterChanges", logFilter); err == nil || !strings.Contains(err.Error(), "filter not found") {
+		t.Errorf("eth_getFilterChanges after uninstall: %v, want \"filter not found\"", err)
+	}
+
+	// eth_getLogs: by address and topic, by recipient (third topic), by block hash.
+	from := receipts[0].BlockNumber
+	logs, err := c.FilterLogs(ctx, ethereum.FilterQuery{FromBlock: from, Addresses: []common.Address{token}, Topics: [][]common.Hash{{transferID}}})
+	if err != nil || len(logs) != len(txs) {
+		t.Fatalf("FilterLogs(address, Transfer) = %d logs, %v; want %d", len(logs), err, len(txs))
+	}
+	toTopic := common.BytesToHash(recipients[1].Bytes())
+	logs, err = c.FilterLogs(ctx, ethereum.FilterQuery{Addresses: []common.Address{token}, Topics: [][]common.Hash{{transferID}, nil, {toTopic}}})
+	if err != nil || len(logs) != 1 {
+		t.Fatalf("FilterLogs(to = recipient 1) from block 0 = %d logs, %v; want 1", len(logs), err)
+	}
+	checkTransferLog(t, a, &logs[0], token, owner.addr, recipients[1], tokens(2))
+	blockHash := receipts[2].BlockHash
+	logs, err = c.FilterLogs(ctx, ethereum.FilterQuery{BlockHash: &blockHash, Addresses: []common.Address{token}})
+	if err != nil || len(logs) == 0 {
+		t.Fatalf("FilterLogs(blockHash) = %d logs, %v", len(logs), err)
+	}
+	for _, l := range logs {
+		if l.BlockHash != blockHash {
+			t.Errorf("log from block %s in a query for %s", l.BlockHash, blockHash)
+		}
+	}
+	logs, err = c.FilterLogs(ctx, ethereum.FilterQuery{Addresses: []common.Address{freshAddress(t)}})
+	if err != nil || len(logs) != 0 {
+		t.Errorf("FilterLogs(unused address) = %d logs, %v", len(logs), err)
+	}
+}
+
+// JSON-RPC batches through rpc.Client, state overrides through gethclient,
+// and gas estimation.
+func TestEthclientBatchOverridesEstimate(t *testing.T) {
+	n := startNode(t)
+	c, rc := n.dial(t)
+	ctx := testContext(t, 60*time.Second)
+	a, _ := loadToken(t)
+	owner := devAccount(t, 0)
+
+	t.Run("batch", func(t *testing.T) {
+		var id, number hexutil.Uint64
+		var latest, pending hexutil.Big
+		var missing any
+		batch := []rpc.BatchElem{
+			{Method: "eth_chainId", Result: &id},
+			{Method: "eth_blockNumber", Result: &number},
+			{Method: "eth_getBalance", Args: []any{owner.addr, "latest"}, Result: &latest},
+			{Method: "eth_getBalance", Args: []any{owner.addr, "pending"}, Result: &pending},
+			{Method: "eth_noSuchMethod", Result: &missing},
+		}
+		if err := rc.BatchCallContext(ctx, batch); err != nil {
+			t.Fatalf("BatchCallContext: %v", err)
+		}
+		for i, el := range batch[:4] {
+			if el.Error != nil {
+				t.Errorf("batch[%d] %s: %v", i, el.Method, el.Error)
+			}
+		}
+		if id != chainID || number == 0 || latest.ToInt().Sign() == 0 || pending.ToInt().Sign() == 0 {
+			t.Errorf("batch answered chainId %d, blockNumber %d, balances %v / %v", id, number, latest.ToInt(), pending.ToInt())
+		}
+		var rerr rpc.Error
+		if !errors.As(batch[4].Error, &rerr) || rerr.ErrorCode() != -32601 {
+			t.Errorf("unknown method in a batch: %v, want code -32601", batch[4].Error)
+		}
+	})
+
+	token := deployToken(t, ctx, c, owner, tokens(1000))
+
+	t.Run("estimateGas", func(t *testing.T) {
+		to := freshAddress(t)
+		gas, err := c.EstimateGas(ctx, ethCallMsg(owner.addr, &to, big.NewInt(1), nil))
+		if err != nil || gas != 21_000 {
+			t.Errorf("EstimateGas(plain transfer) = %d, %v; want 21000", gas, err)
+		}
+		gas, err = c.EstimateGas(ctx, ethCallMsg(owner.addr, &token, nil, pack(t, a, "transfer", to, tokens(1))))
+		if err != nil || gas < 30_000 || gas > 80_000 {
+			t.Errorf("EstimateGas(token transfer) = %d, %v", gas, err)
+		}
+		// More than the sender holds: the estimate reports the revert.
+		_, err = c.EstimateGas(ctx, ethCallMsg(to, &token, nil, pack(t, a, "transfer", owner.addr, tokens(1))))
+		if err == nil || !strings.Contains(err.Error(), "insufficient balance") {
+			t.Errorf("EstimateGas(transfer without balance) = %v, want the revert reason", err)
+		}
+		_, err = c.EstimateGas(ctx, ethCallMsg(to, &owner.addr, ether, nil))
+		if err == nil || !strings.Contains(err.Error(), "insufficient funds") {
+			t.Errorf("EstimateGas(value from an empty account) = %v, want insufficient funds", err)
+		}
+	})
+
+	t.Run("eth_call with state overrides", func(t *testing.T) {
+		gc := gethclient.New(rc)
+		rich := freshAddress(t)
+		// Give a fresh address 5 ETH and replace the token's code by itself:
+		// balanceOf(rich) is still zero, the ETH override shows in BALANCE.
+		overrides := map[common.Address]gethclient.OverrideAccount{rich: {Balance: new(big.Int).Mul(big.NewInt(5), ether)}}
+		out, err := gc.CallContract(ctx, ethCallMsg(common.Address{}, &token, nil, pack(t, a, "balanceOf", rich)), nil, &overrides)
+		if err != nil || new(big.Int).SetBytes(out).Sign() != 0 {
+			t.Fatalf("eth_call with a balance override = %x, %v", out, err)
+		}
+		// A storage override of the balance slot: balanceOf is mapping slot 3.
+		slot := crypto256(common.LeftPadBytes(rich.Bytes(), 32), common.LeftPadBytes(big.NewInt(3).Bytes(), 32))
+		overrides = map[common.Address]gethclient.OverrideAccount{token: {StateDiff: map[common.Hash]common.Hash{slot: common.BigToHash(big.NewInt(77))}}}
+		out, err = gc.CallContract(ctx, ethCallMsg(common.Address{}, &token, nil, pack(t, a, "balanceOf", rich)), nil, &overrides)
+		if err != nil || new(big.Int).SetBytes(out).Int64() != 77 {
+			t.Fatalf("eth_call with a stateDiff override of balanceOf(rich) = %x, %v; want 77", out, err)
+		}
+	})
+}
+
+func trieHasher() types.TrieHasher { return trie.NewStackTrie(nil) }
+
+func crypto256(parts ...[]byte) common.Hash { return crypto.Keccak256Hash(parts...) }
