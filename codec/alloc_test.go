@@ -48,9 +48,6 @@ func decodeCall(body []byte, args *CallArgs) (BlockParam, bool) {
 }
 
 func TestHotPathsDoNotAllocate(t *testing.T) {
-	if testing.Short() {
-		t.Skip("allocation counts are stable but not instant")
-	}
 	var args CallArgs
 	balance := uint256.MustFromHex("0x21e19e0c9bab2400000")
 	var ret common.Hash

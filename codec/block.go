@@ -3,6 +3,7 @@ package codec
 import (
 	"errors"
 	"math"
+	"strconv"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
@@ -20,6 +21,24 @@ const (
 	TagEarliest                  // "earliest" (block 0)
 	TagHash                      // BlockParam.Hash
 )
+
+var tagNames = [...]string{
+	TagNumber:    "number",
+	TagLatest:    "latest",
+	TagPending:   "pending",
+	TagSafe:      "safe",
+	TagFinalized: "finalized",
+	TagEarliest:  "earliest",
+	TagHash:      "hash",
+}
+
+// String returns the tag's JSON spelling, or "number" or "hash", for logs.
+func (t BlockTag) String() string {
+	if int(t) < len(tagNames) {
+		return tagNames[t]
+	}
+	return "BlockTag(" + strconv.Itoa(int(t)) + ")"
+}
 
 // BlockParam is a decoded block parameter: a tag, a number or a hash.
 type BlockParam struct {

@@ -135,3 +135,12 @@ func TestDecodeUint64MatchesStrconvOrder(t *testing.T) {
 		}
 	}
 }
+
+func TestBlockTagString(t *testing.T) {
+	for tag, want := range map[BlockTag]string{TagNumber: "number", TagLatest: "latest", TagPending: "pending", TagSafe: "safe",
+		TagFinalized: "finalized", TagEarliest: "earliest", TagHash: "hash", 42: "BlockTag(42)"} {
+		if got := tag.String(); got != want {
+			t.Errorf("BlockTag(%d).String() = %q, want %q", tag, got, want)
+		}
+	}
+}

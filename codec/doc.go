@@ -10,9 +10,20 @@
 // writers are append-style functions over a reused []byte.
 //
 // Values are accepted and rejected exactly as go-ethereum's JSON decoding
-// accepts and rejects them (hexutil, common.Address/Hash, rpc.BlockNumber and
-// rpc.BlockNumberOrHash, ethapi.TransactionArgs), and errors carry
-// go-ethereum's wording, because clients and conformance suites compare
-// responses against geth's. Where this package deviates, the function's
-// documentation says so.
+// accepts and rejects them (hexutil, common.Address and common.Hash,
+// rpc.BlockNumber and rpc.BlockNumberOrHash, ethapi.TransactionArgs), and
+// errors carry go-ethereum's wording, because clients and conformance suites
+// compare responses with geth's. The deliberate differences:
+//
+//   - Hex decoding errors are hexutil's error values themselves ("invalid
+//     hex string"), where geth wraps them as "json: cannot unmarshal invalid
+//     hex string into Go value of type hexutil.Uint64".
+//   - Envelope member names match exactly, as JSON-RPC 2.0 requires; geth
+//     folds their case. Parameter objects fold case as geth does.
+//   - A method name written with escapes is an invalid request.
+//   - Nesting is limited to MaxDepth (64) levels; encoding/json allows 10000.
+//   - ParseCallArgs rejects "data" and "input" that differ, which geth only
+//     does when it sends a transaction (eth_call silently prefers "input"),
+//     keeps the list fields raw for the caller to decode, and ignores the
+//     blob sidecar fields.
 package codec

@@ -1,11 +1,12 @@
 package codec
 
-// This file holds go-ethereum v1.17.10's rpc.BlockNumber and
-// rpc.BlockNumberOrHash JSON decoding, copied verbatim but for the type
-// names (rpc/types.go, LGPL-3.0, Copyright 2015 The go-ethereum Authors), as
-// the reference the block parameter parsers are tested and fuzzed against.
-// go-ethereum's rpc package itself cannot be imported here: it needs modules
-// this module does not require.
+// This file holds the references the parsers are tested and fuzzed
+// against: go-ethereum v1.17.10's rpc.BlockNumber and rpc.BlockNumberOrHash
+// JSON decoding, copied verbatim but for the type names (rpc/types.go,
+// LGPL-3.0, Copyright 2015 The go-ethereum Authors), and a mirror of
+// ethapi.TransactionArgs decoded by encoding/json. go-ethereum's rpc and
+// ethapi packages cannot be imported here: rpc needs modules this module
+// does not require, ethapi is internal.
 
 import (
 	"encoding/json"

@@ -21,23 +21,6 @@ import (
 // them in a json.UnmarshalTypeError); a raw value that is not a string gets
 // the json.UnmarshalTypeError geth returns.
 
-// nibble maps a byte to its hex value, or to badNibble.
-var nibble = func() (t [256]byte) {
-	for i := range t {
-		t[i] = badNibble
-	}
-	for c := '0'; c <= '9'; c++ {
-		t[c] = byte(c - '0')
-	}
-	for c := 'a'; c <= 'f'; c++ {
-		t[c] = byte(c-'a') + 10
-		t[c-'a'+'A'] = byte(c-'a') + 10
-	}
-	return t
-}()
-
-const badNibble = 0xff
-
 // The errors geth's json decoding returns for a non-string value.
 var (
 	errNonStringUint64  = nonString(reflect.TypeFor[hexutil.Uint64]())
@@ -70,10 +53,6 @@ func trimSpace(raw []byte) []byte {
 		j--
 	}
 	return raw[i:j]
-}
-
-func has0xPrefix(s []byte) bool {
-	return len(s) >= 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')
 }
 
 // quantityDigits applies hexutil's checkNumberText: "" is zero (nil digits),
@@ -125,13 +104,9 @@ func ParseUint64(raw []byte) (uint64, error) {
 	if len(digits) > 16 {
 		return 0, hexutil.ErrUint64Range
 	}
-	var v uint64
-	for _, c := range digits {
-		n := nibble[c]
-		if n == badNibble {
-			return 0, hexutil.ErrSyntax
-		}
-		v = v<<4 | uint64(n)
+	v, ok := hexWord(digits)
+	if !ok {
+		return 0, hexutil.ErrSyntax
 	}
 	return v, nil
 }
@@ -151,14 +126,16 @@ func ParseUint256(raw []byte, z *uint256.Int) error {
 	if len(digits) > 64 {
 		return hexutil.ErrBig256Range
 	}
+	// Sixteen digits to a word, from the least significant end.
 	var words [4]uint64
-	for i, c := range digits {
-		n := nibble[c]
-		if n == badNibble {
+	for w := 0; len(digits) > 0; w++ {
+		start := max(0, len(digits)-16)
+		v, ok := hexWord(digits[start:])
+		if !ok {
 			return hexutil.ErrSyntax
 		}
-		pos := len(digits) - 1 - i // nibble position from the least significant
-		words[pos>>4] |= uint64(n) << ((pos & 15) << 2)
+		words[w] = v
+		digits = digits[:start]
 	}
 	*z = words
 	return nil
@@ -182,18 +159,6 @@ func AppendData(dst []byte, raw []byte) ([]byte, error) {
 		return dst[:n], hexutil.ErrSyntax
 	}
 	return dst, nil
-}
-
-// decodeHex decodes the even-length hex digits src into dst (len(src)/2
-// bytes), reporting false on a non-hex byte.
-func decodeHex(dst, src []byte) bool {
-	var bad byte
-	for i := range dst {
-		hi, lo := nibble[src[2*i]], nibble[src[2*i+1]]
-		bad |= hi | lo
-		dst[i] = hi<<4 | lo&0xf
-	}
-	return bad&0xf0 == 0
 }
 
 // ParseAddress parses a 20-byte address ("0x" and 40 hex digits) as

@@ -2,6 +2,7 @@ package codec
 
 import (
 	"bytes"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"math/big"
@@ -278,5 +279,24 @@ func TestQuantityStringFunctions(t *testing.T) {
 	want, _ := new(big.Int).SetString("123456789abcdef0fedcba9876543210", 16)
 	if err := ParseUint256([]byte(`"0x123456789abcdef0fedcba9876543210"`), &z); err != nil || z.ToBig().Cmp(want) != 0 {
 		t.Errorf("ParseUint256 = %v, %v", &z, err)
+	}
+}
+
+// TestDecodeHexEveryByte puts every byte value at every position of the
+// word-at-a-time decoder and of its tail, against encoding/hex.
+func TestDecodeHexEveryByte(t *testing.T) {
+	for n := 2; n <= 24; n += 2 {
+		for pos := range n {
+			for c := range 256 {
+				src := []byte(strings.Repeat("a0", n/2))
+				src[pos] = byte(c)
+				got := make([]byte, n/2)
+				ok := decodeHex(got, src)
+				want, err := hex.DecodeString(string(src))
+				if ok != (err == nil) || (ok && !bytes.Equal(got, want)) {
+					t.Fatalf("decodeHex(%q) = %x, %v; encoding/hex says %x, %v", src, got, ok, want, err)
+				}
+			}
+		}
 	}
 }

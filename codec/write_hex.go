@@ -1,9 +1,10 @@
 package codec
 
 import (
-	"encoding/hex"
+	"encoding/binary"
 	"math/big"
 	"math/bits"
+	"slices"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/holiman/uint256"
@@ -78,8 +79,39 @@ func AppendBig(dst []byte, v *big.Int) []byte {
 // AppendBytes appends b as data, as hexutil.Bytes marshals it.
 func AppendBytes(dst []byte, b []byte) []byte {
 	dst = append(dst, `"0x`...)
-	dst = hex.AppendEncode(dst, b)
+	dst = appendHex(dst, b)
 	return append(dst, '"')
+}
+
+// appendHex appends the lowercase hex of src, eight bytes per step in
+// machine words, the tail byte by byte.
+func appendHex(dst, src []byte) []byte {
+	n := len(dst)
+	dst = slices.Grow(dst, 2*len(src))[:n+2*len(src)]
+	out := dst[n:]
+	i := 0
+	for ; i+8 <= len(src) && 2*i+16 <= len(out); i += 8 {
+		x := binary.LittleEndian.Uint64(src[i:])
+		binary.LittleEndian.PutUint64(out[2*i:], hex4(uint32(x)))
+		binary.LittleEndian.PutUint64(out[2*i+8:], hex4(uint32(x>>32)))
+	}
+	for ; i < len(src) && 2*i+1 < len(out); i++ {
+		c := src[i]
+		out[2*i], out[2*i+1] = hexDigits[c>>4], hexDigits[c&0xf]
+	}
+	return dst
+}
+
+// hex4 spreads the four bytes of x (the first in the low byte) to eight
+// lowercase hex digits, the first in the low byte.
+func hex4(x uint32) uint64 {
+	const l = lanes1
+	w := uint64(x)
+	w = (w | w<<16) & 0x0000ffff0000ffff
+	w = (w | w<<8) & 0x00ff00ff00ff00ff // byte k in lane 2k
+	nib := (w>>4)&0x000f000f000f000f | (w&0x000f000f000f000f)<<8
+	// '0' + nib, plus 'a'-'0'-10 = 39 where nib >= 10 (nib+6 carries into bit 4).
+	return nib + '0'*l + ((nib+6*l)>>4&l)*39
 }
 
 // AppendAddress appends a in lowercase hex, as geth's JSON writes addresses

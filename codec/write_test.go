@@ -1,6 +1,7 @@
 package codec
 
 import (
+	"encoding/hex"
 	"encoding/json"
 	"math/big"
 	"strings"
@@ -209,5 +210,20 @@ func TestAppendString(t *testing.T) {
 func TestAppendBool(t *testing.T) {
 	if got := string(AppendBool(AppendBool(nil, true), false)); got != "truefalse" {
 		t.Errorf("AppendBool = %s", got)
+	}
+}
+
+// TestAppendHexEveryByte runs every byte value through every lane of the
+// word-at-a-time encoder and its tail, against encoding/hex.
+func TestAppendHexEveryByte(t *testing.T) {
+	all := make([]byte, 256)
+	for i := range all {
+		all[i] = byte(i)
+	}
+	for off := range 17 {
+		src := all[off:]
+		if got, want := string(appendHex([]byte("x"), src)), "x"+hex.EncodeToString(src); got != want {
+			t.Fatalf("appendHex(all[%d:]) = %s, want %s", off, got, want)
+		}
 	}
 }

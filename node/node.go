@@ -21,6 +21,7 @@ import (
 	"github.com/stocknode/stocknode/node/rpc"
 	"github.com/stocknode/stocknode/node/sequencer"
 	"github.com/stocknode/stocknode/node/txpool"
+	"github.com/stocknode/stocknode/node/ws"
 	"github.com/stocknode/stocknode/pool"
 )
 
@@ -43,6 +44,10 @@ type Config struct {
 	HTTP  httpserver.Config
 	RPC   rpc.Config
 	Calls pool.Config
+	// WS configures the WebSocket endpoint at /ws; WSDisabled turns it off
+	// (the spec's main and test networks offer HTTP only).
+	WS         ws.Config
+	WSDisabled bool
 }
 
 // Node is a running chain endpoint.
@@ -56,6 +61,7 @@ type Node struct {
 	calls  *pool.Pool
 	rpc    *rpc.Server
 	http   *httpserver.Server
+	hub    *ws.Hub // nil when the WebSocket endpoint is off
 	faucet *ecdsa.PrivateKey
 
 	faucetDerived bool
@@ -122,6 +128,11 @@ func (n *Node) startAPI() error {
 	n.calls = calls
 	n.rpc = rpc.New(n.cfg.RPC, rpc.Backend{Chain: n.chain, Pool: n.pool, Snapshots: n.store, Calls: calls})
 	n.http = httpserver.New(n.cfg.HTTP, n.rpc, n.health)
+	if !n.cfg.WSDisabled {
+		n.hub = ws.New(n.cfg.WS, n.rpc, n.chain, n.log)
+		n.http.Handle("/ws", n.hub.Handler)
+		n.seq.SetListener(n.hub)
+	}
 	if err := n.http.Listen(); err != nil {
 		n.rpc.Close()
 		calls.Close()
@@ -140,6 +151,15 @@ func (n *Node) health() (uint64, time.Duration, bool) {
 	age := time.Since(time.Unix(int64(snap.Head.Time()), 0))
 	limit := max(5*time.Second, 10*n.cfg.Sequencer.BlockTime)
 	return snap.Head.NumberU64(), age, n.cfg.Sequencer.BlockTime > 0 && age > limit
+}
+
+// WSStats reports WebSocket connections, subscriptions and slow subscribers
+// dropped (zeros with the endpoint off).
+func (n *Node) WSStats() (conns, subs int64, slowDropped uint64) {
+	if n.hub == nil {
+		return 0, 0, 0
+	}
+	return n.hub.Stats()
 }
 
 // HTTPAddr is the address the JSON-RPC endpoint listens on.
@@ -189,13 +209,28 @@ func (n *Node) Run(ctx context.Context) error {
 	defer cancel()
 	httpDone := make(chan error, 1)
 	go func() { httpDone <- n.http.Serve(ctx) }()
+	hubDone := make(chan struct{})
+	if n.hub != nil {
+		go func() { defer close(hubDone); n.hub.Run(ctx) }()
+		go n.hub.WatchPool(ctx, n.pool)
+	} else {
+		close(hubDone)
+	}
 	scheme := "http"
 	if n.cfg.HTTP.TLSCert != "" {
 		scheme = "https"
 	}
 	n.log.Info("JSON-RPC listening", "url", scheme+"://"+n.HTTPAddr())
+	if n.hub != nil {
+		wsScheme := "ws"
+		if scheme == "https" {
+			wsScheme = "wss"
+		}
+		n.log.Info("WebSocket listening", "url", wsScheme+"://"+n.HTTPAddr()+"/ws")
+	}
 	err := n.seq.Run(ctx)
 	cancel()
+	<-hubDone
 	err = errors.Join(err, <-httpDone)
 	head := n.chain.Head()
 	if cerr := n.Close(); cerr != nil {

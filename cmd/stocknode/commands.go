@@ -19,6 +19,7 @@ import (
 	"github.com/stocknode/stocknode/node"
 	"github.com/stocknode/stocknode/node/chain"
 	"github.com/stocknode/stocknode/node/rpc"
+	"github.com/stocknode/stocknode/node/ws"
 )
 
 func routeGethLogs(w io.Writer, level slog.Level) {
@@ -100,13 +101,19 @@ func printAccounts(w io.Writer, n *node.Node) error {
 
 // apiFlagValues are the flags that need post-processing into node.Config.
 type apiFlagValues struct {
-	addr, cors string
-	port       int
+	addr, cors, wsOrigins string
+	port                  int
+	ws                    bool
 }
 
 func apiFlags(fs *flag.FlagSet, cfg *node.Config) *apiFlagValues {
-	cfg.HTTP, cfg.RPC = httpserver.DefaultConfig(), rpc.DefaultConfig()
+	cfg.HTTP, cfg.RPC, cfg.WS = httpserver.DefaultConfig(), rpc.DefaultConfig(), ws.DefaultConfig()
 	v := new(apiFlagValues)
+	fs.BoolVar(&v.ws, "ws", true, "serve JSON-RPC over WebSocket at /ws on the HTTP port")
+	fs.StringVar(&v.wsOrigins, "ws.origins", "*", "comma-separated origins allowed to open a WebSocket")
+	fs.IntVar(&cfg.WS.MaxConns, "ws.maxconns", cfg.WS.MaxConns, "most concurrent WebSocket connections")
+	fs.IntVar(&cfg.WS.MaxSubs, "ws.maxsubs", cfg.WS.MaxSubs, "most subscriptions per WebSocket connection")
+	fs.IntVar(&cfg.WS.SendQueue, "ws.sendqueue", cfg.WS.SendQueue, "messages queued per connection before a slow subscriber is dropped")
 	fs.StringVar(&v.addr, "http.addr", "127.0.0.1", "JSON-RPC listening interface")
 	fs.IntVar(&v.port, "http.port", 8545, "JSON-RPC listening port (0 picks a free one)")
 	fs.StringVar(&v.cors, "http.corsdomain", "*", "comma-separated origins allowed by CORS")
@@ -125,12 +132,19 @@ func apiFlags(fs *flag.FlagSet, cfg *node.Config) *apiFlagValues {
 
 func (v *apiFlagValues) apply(cfg *node.Config) {
 	cfg.HTTP.Addr = net.JoinHostPort(v.addr, strconv.Itoa(v.port))
-	cfg.HTTP.CORS = nil
-	for _, o := range strings.Split(v.cors, ",") {
-		if o = strings.TrimSpace(o); o != "" {
-			cfg.HTTP.CORS = append(cfg.HTTP.CORS, o)
+	cfg.HTTP.CORS = splitList(v.cors)
+	cfg.WS.Origins = splitList(v.wsOrigins)
+	cfg.WSDisabled = !v.ws
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, item := range strings.Split(s, ",") {
+		if item = strings.TrimSpace(item); item != "" {
+			out = append(out, item)
 		}
 	}
+	return out
 }
 
 func runInit(args []string, stdout, stderr io.Writer) error {

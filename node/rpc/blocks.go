@@ -174,7 +174,7 @@ func (s *Server) writeTxAt(r *request, ref blockRef, i int) error {
 		return nil
 	}
 	b := ref.block
-	tx := newRPCTransaction(b.Transactions()[index], b.Hash(), b.NumberU64(), b.Time(), index, b.BaseFee(), s.b.Chain.Config())
+	tx := NewRPCTransaction(b.Transactions()[index], b.Hash(), b.NumberU64(), b.Time(), index, b.BaseFee(), s.b.Chain.Config())
 	return r.writeJSON(tx)
 }
 

@@ -18,8 +18,8 @@ var errFilterNotFound = errors.New("filter not found")
 
 // filter is one polling filter (ethers and web3 use them for events over HTTP).
 type filter struct {
-	query    *logQuery // nil for a block filter
-	next     uint64    // first block not yet reported
+	query    *LogFilter // nil for a block filter
+	next     uint64     // first block not yet reported
 	lastPoll time.Time
 }
 
@@ -88,7 +88,7 @@ func (fs *filterSet) take(id string, next uint64) (f filter, ok bool) {
 	return f, true
 }
 
-func (fs *filterSet) get(id string) (*logQuery, bool) {
+func (fs *filterSet) get(id string) (*LogFilter, bool) {
 	fs.mu.Lock()
 	defer fs.mu.Unlock()
 	f, ok := fs.filters[id]
@@ -126,7 +126,7 @@ func ethNewFilter(s *Server, r *request) error {
 	if err != nil {
 		return err
 	}
-	q, err := parseLogQuery(raw)
+	q, err := ParseLogFilter(raw)
 	if err != nil {
 		return argError(0, err)
 	}

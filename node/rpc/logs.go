@@ -23,15 +23,16 @@ var (
 	errExceedMaxAddresses = errors.New("exceed max addresses")
 )
 
-// logQuery is a parsed eth_getLogs / eth_newFilter criteria object.
-type logQuery struct {
+// LogFilter is a parsed eth_getLogs / eth_newFilter criteria object; the
+// WebSocket logs subscriptions use the same parser and matcher.
+type LogFilter struct {
 	blockHash *common.Hash
 	from, to  codec.BlockParam
 	addresses []common.Address
 	topics    [][]common.Hash // per position; empty = wildcard
 }
 
-type rawLogQuery struct {
+type rawLogFilter struct {
 	BlockHash *common.Hash      `json:"blockHash"`
 	FromBlock json.RawMessage   `json:"fromBlock"`
 	ToBlock   json.RawMessage   `json:"toBlock"`
@@ -39,13 +40,13 @@ type rawLogQuery struct {
 	Topics    []json.RawMessage `json:"topics"`
 }
 
-// parseLogQuery decodes a filter object (cold path: goccy/go-json).
-func parseLogQuery(raw []byte) (*logQuery, error) {
-	var in rawLogQuery
+// ParseLogFilter decodes a filter object (cold path: goccy/go-json).
+func ParseLogFilter(raw []byte) (*LogFilter, error) {
+	var in rawLogFilter
 	if err := json.Unmarshal(raw, &in); err != nil {
 		return nil, err
 	}
-	q := &logQuery{blockHash: in.BlockHash, from: codec.BlockParam{Tag: codec.TagLatest}, to: codec.BlockParam{Tag: codec.TagLatest}}
+	q := &LogFilter{blockHash: in.BlockHash, from: codec.BlockParam{Tag: codec.TagLatest}, to: codec.BlockParam{Tag: codec.TagLatest}}
 	if in.BlockHash != nil && (isSet(in.FromBlock) || isSet(in.ToBlock)) {
 		return nil, errBlockHashWithRange
 	}
@@ -143,8 +144,8 @@ func parseTopicSet(raw json.RawMessage) ([]common.Hash, error) {
 	return out, it.Err()
 }
 
-// matches reports whether log l passes the address and topic filters.
-func (q *logQuery) matches(l *types.Log) bool {
+// Matches reports whether log l passes the address and topic filters.
+func (q *LogFilter) Matches(l *types.Log) bool {
 	if len(q.addresses) > 0 && !contains(q.addresses, l.Address) {
 		return false
 	}
@@ -169,7 +170,7 @@ func contains[T comparable](list []T, v T) bool {
 }
 
 // bloomMatches skips blocks whose bloom rules the query out.
-func (q *logQuery) bloomMatches(bloom types.Bloom) bool {
+func (q *LogFilter) bloomMatches(bloom types.Bloom) bool {
 	if len(q.addresses) > 0 {
 		found := false
 		for _, a := range q.addresses {
@@ -218,7 +219,7 @@ func (r *request) rangeBound(bp codec.BlockParam) uint64 {
 
 // logs returns the matching logs of blocks from..to (to may be the pending
 // block), in block and log order.
-func (s *Server) logs(r *request, q *logQuery, from, to uint64) ([]*types.Log, error) {
+func (s *Server) logs(r *request, q *LogFilter, from, to uint64) ([]*types.Log, error) {
 	bc := s.b.Chain.BlockChain()
 	out := []*types.Log{}
 	if q.blockHash != nil {
@@ -251,13 +252,13 @@ func (s *Server) logs(r *request, q *logQuery, from, to uint64) ([]*types.Log, e
 	return out, nil
 }
 
-func (s *Server) blockLogs(q *logQuery, header *types.Header, out []*types.Log) []*types.Log {
+func (s *Server) blockLogs(q *LogFilter, header *types.Header, out []*types.Log) []*types.Log {
 	if !q.bloomMatches(header.Bloom) {
 		return out
 	}
 	for _, receipt := range s.b.Chain.BlockChain().GetReceiptsByHash(header.Hash()) {
 		for _, l := range receipt.Logs {
-			if q.matches(l) {
+			if q.Matches(l) {
 				out = append(out, l)
 			}
 		}
@@ -266,10 +267,10 @@ func (s *Server) blockLogs(q *logQuery, header *types.Header, out []*types.Log) 
 }
 
 // pendingLogs are the logs of pre-confirmed transactions.
-func (s *Server) pendingLogs(r *request, q *logQuery, out []*types.Log) []*types.Log {
+func (s *Server) pendingLogs(r *request, q *LogFilter, out []*types.Log) []*types.Log {
 	for _, receipt := range r.snap.Pending.Receipts {
 		for _, l := range receipt.Logs {
-			if q.matches(l) {
+			if q.Matches(l) {
 				out = append(out, l)
 			}
 		}
@@ -285,7 +286,7 @@ func ethGetLogs(s *Server, r *request) error {
 	if err != nil {
 		return err
 	}
-	q, err := parseLogQuery(raw)
+	q, err := ParseLogFilter(raw)
 	if err != nil {
 		return argError(0, err)
 	}

@@ -29,8 +29,8 @@ func (r *request) writeJSON(v any) error {
 	return nil
 }
 
-// marshalHeader is geth's RPCMarshalHeader.
-func marshalHeader(h *types.Header) map[string]any {
+// MarshalHeader is geth's RPCMarshalHeader.
+func MarshalHeader(h *types.Header) map[string]any {
 	fields := map[string]any{
 		"number":           (*hexutil.Big)(h.Number),
 		"hash":             h.Hash(),
@@ -72,13 +72,13 @@ func marshalHeader(h *types.Header) map[string]any {
 
 // marshalBlock is geth's RPCMarshalBlock with transactions included.
 func marshalBlock(block *types.Block, fullTx bool, config *params.ChainConfig) map[string]any {
-	fields := marshalHeader(block.Header())
+	fields := MarshalHeader(block.Header())
 	fields["size"] = hexutil.Uint64(block.Size())
 	txs := block.Transactions()
 	list := make([]any, len(txs))
 	for i, tx := range txs {
 		if fullTx {
-			list[i] = newRPCTransaction(tx, block.Hash(), block.NumberU64(), block.Time(), uint64(i), block.BaseFee(), config)
+			list[i] = NewRPCTransaction(tx, block.Hash(), block.NumberU64(), block.Time(), uint64(i), block.BaseFee(), config)
 		} else {
 			list[i] = tx.Hash()
 		}
@@ -124,9 +124,9 @@ type rpcTransaction struct {
 	YParity             *hexutil.Uint64              `json:"yParity,omitempty"`
 }
 
-// newRPCTransaction is geth's newRPCTransaction; a zero blockHash means a
+// NewRPCTransaction is geth's newRPCTransaction; a zero blockHash means a
 // transaction that is not in a block (pooled).
-func newRPCTransaction(tx *types.Transaction, blockHash common.Hash, number, blockTime, index uint64, baseFee *big.Int, config *params.ChainConfig) *rpcTransaction {
+func NewRPCTransaction(tx *types.Transaction, blockHash common.Hash, number, blockTime, index uint64, baseFee *big.Int, config *params.ChainConfig) *rpcTransaction {
 	signer := types.MakeSigner(config, new(big.Int).SetUint64(number), blockTime)
 	from, _ := types.Sender(signer, tx)
 	v, r, s := tx.RawSignatureValues()

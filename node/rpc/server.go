@@ -93,17 +93,27 @@ func New(cfg Config, b Backend) *Server {
 // Close stops background work (filter expiry).
 func (s *Server) Close() { s.filters.close() }
 
+// Extension answers methods a transport adds to the table (eth_subscribe
+// over WebSocket). It appends a whole response to dst and reports true, or
+// reports false for a method it does not know.
+type Extension func(req *codec.Request, dst []byte) ([]byte, bool)
+
 // Handle answers body, a single request or a batch, by appending the
 // response to dst. It returns dst unchanged when nothing is to be sent back
 // (a notification, or a batch of notifications).
 func (s *Server) Handle(ctx context.Context, body, dst []byte) []byte {
-	if !codec.IsBatch(body) {
-		return s.handleSingle(ctx, body, dst)
-	}
-	return s.handleBatch(ctx, body, dst)
+	return s.HandleWith(ctx, body, dst, nil)
 }
 
-func (s *Server) handleBatch(ctx context.Context, body, dst []byte) []byte {
+// HandleWith is Handle with the transport's extra methods.
+func (s *Server) HandleWith(ctx context.Context, body, dst []byte, ext Extension) []byte {
+	if !codec.IsBatch(body) {
+		return s.handleSingle(ctx, body, dst, ext)
+	}
+	return s.handleBatch(ctx, body, dst, ext)
+}
+
+func (s *Server) handleBatch(ctx context.Context, body, dst []byte, ext Extension) []byte {
 	if !codec.Valid(body) {
 		return codec.AppendError(dst, nil, codec.ErrParse)
 	}
@@ -141,7 +151,7 @@ func (s *Server) handleBatch(ctx context.Context, body, dst []byte) []byte {
 			dst = s.appendTooLarge(dst, it.Value())
 			continue
 		}
-		if next := s.handleSingle(ctx, it.Value(), dst); len(next) == len(dst) {
+		if next := s.handleSingle(ctx, it.Value(), dst, ext); len(next) == len(dst) {
 			dst = dst[:before] // a notification: no element, no comma
 		} else {
 			dst = next
@@ -162,10 +172,15 @@ func (s *Server) appendTooLarge(dst, elem []byte) []byte {
 	return codec.AppendError(dst, req.ID, &codec.Error{Code: codec.CodeResponseTooLarge, Message: "response too large"})
 }
 
-func (s *Server) handleSingle(ctx context.Context, body, dst []byte) []byte {
+func (s *Server) handleSingle(ctx context.Context, body, dst []byte, ext Extension) []byte {
 	var req codec.Request
 	if cerr := codec.ScanRequest(body, &req); cerr != nil {
 		return codec.AppendError(dst, req.ID, cerr)
+	}
+	if ext != nil {
+		if out, ok := ext(&req, dst); ok {
+			return out
+		}
 	}
 	h, ok := s.methods[string(req.Method)]
 	if !ok {

@@ -58,10 +58,10 @@ func ethGetTransactionByHash(s *Server, r *request) error {
 	config := s.b.Chain.Config()
 	if loc.block == nil {
 		head := r.snap.Pending.Header
-		return r.writeJSON(newRPCTransaction(loc.tx, common.Hash{}, head.Number.Uint64(), head.Time, 0, nil, config))
+		return r.writeJSON(NewRPCTransaction(loc.tx, common.Hash{}, head.Number.Uint64(), head.Time, 0, nil, config))
 	}
 	b := loc.block
-	return r.writeJSON(newRPCTransaction(loc.tx, b.Hash(), b.NumberU64(), b.Time(), uint64(loc.index), b.BaseFee(), config))
+	return r.writeJSON(NewRPCTransaction(loc.tx, b.Hash(), b.NumberU64(), b.Time(), uint64(loc.index), b.BaseFee(), config))
 }
 
 func ethGetTransactionReceipt(s *Server, r *request) error {

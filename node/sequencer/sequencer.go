@@ -49,14 +49,26 @@ func (c Config) Validate() error {
 	return nil
 }
 
+// Listener hears, in order and on the sequencer's goroutine, about every
+// snapshot the sequencer published; it must not block.
+type Listener interface {
+	// Sealed reports a block that became the head; snap is the first
+	// snapshot with it as head.
+	Sealed(snap *pending.Snapshot, block *types.Block)
+	// Preconfirmed reports every published snapshot, after Sealed when the
+	// snapshot also brought a new head.
+	Preconfirmed(snap *pending.Snapshot)
+}
+
 // Sequencer produces the chain's blocks and pending snapshots.
 type Sequencer struct {
-	cfg   Config
-	chain *chain.Chain
-	pool  *txpool.Pool
-	store *pending.Store
-	log   *slog.Logger
-	now   func() time.Time
+	cfg      Config
+	chain    *chain.Chain
+	pool     *txpool.Pool
+	store    *pending.Store
+	log      *slog.Logger
+	now      func() time.Time
+	listener Listener
 
 	seq uint64 // snapshots published
 }
@@ -68,6 +80,9 @@ func New(cfg Config, c *chain.Chain, pool *txpool.Pool, store *pending.Store, lo
 	}
 	return &Sequencer{cfg: cfg, chain: c, pool: pool, store: store, log: log, now: time.Now}, nil
 }
+
+// SetListener registers l; call it before Run.
+func (s *Sequencer) SetListener(l Listener) { s.listener = l }
 
 // Run produces blocks until ctx ends. Before it returns, the first snapshot
 // is always published, so readers never see an empty store once Run started
@@ -85,7 +100,7 @@ func (s *Sequencer) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	s.tick(b)
+	s.tick(b, nil)
 
 	nextSeal, nextTick := opened.Add(s.cfg.BlockTime), opened.Add(s.cfg.PreconfInterval)
 	timer := time.NewTimer(0)
@@ -99,7 +114,7 @@ func (s *Sequencer) Run(ctx context.Context) error {
 		}
 		now := s.now()
 		if now.Before(nextSeal) {
-			s.tick(b)
+			s.tick(b, nil)
 			nextTick = nextTick.Add(s.cfg.PreconfInterval)
 			continue
 		}
@@ -132,7 +147,7 @@ func (s *Sequencer) PublishHead() error {
 	if err != nil {
 		return fmt.Errorf("state of head %d: %w", head.NumberU64(), err)
 	}
-	s.publish(head, &pending.Block{Header: head.Header()}, reader, reader)
+	s.publish(head, &pending.Block{Header: head.Header()}, reader, reader, nil)
 	return nil
 }
 
@@ -150,11 +165,11 @@ func (s *Sequencer) open(parent *types.Block, now time.Time) (*builder, error) {
 }
 
 // tick executes what was accepted since the last tick and publishes the
-// pending snapshot.
-func (s *Sequencer) tick(b *builder) {
+// pending snapshot; sealed is the block that just became b's parent, if any.
+func (s *Sequencer) tick(b *builder, sealed *types.Block) {
 	b.fill(s.pool.Executable(b.header.BaseFee))
 	block, reader := b.preconfirm()
-	s.publish(b.parent, block, b.base, reader)
+	s.publish(b.parent, block, b.base, reader, sealed)
 }
 
 // sealAndReopen seals b, appends it to the chain, opens the next block on it
@@ -173,20 +188,28 @@ func (s *Sequencer) sealAndReopen(b *builder, now time.Time) (*builder, error) {
 		if openErr != nil {
 			return nil, errors.Join(err, openErr)
 		}
-		s.tick(next)
+		s.tick(next, nil)
 		return next, nil
 	}
 	next, err := s.open(block, now)
 	if err != nil {
 		return nil, err
 	}
-	s.tick(next)
+	s.tick(next, block)
 	s.log.Info("Sealed block", "number", block.NumberU64(), "hash", block.Hash(), "txs", len(block.Transactions()),
 		"gas", block.GasUsed(), "elapsed", common.PrettyDuration(s.now().Sub(start)))
 	return next, nil
 }
 
-func (s *Sequencer) publish(head *types.Block, block *pending.Block, headReader, pendingReader state.Reader) {
+func (s *Sequencer) publish(head *types.Block, block *pending.Block, headReader, pendingReader state.Reader, sealed *types.Block) {
 	s.seq++
-	s.store.Publish(pending.New(s.seq, head, block, s.chain.StateDatabase(), headReader, pendingReader))
+	snap := pending.New(s.seq, head, block, s.chain.StateDatabase(), headReader, pendingReader)
+	s.store.Publish(snap)
+	if s.listener == nil {
+		return
+	}
+	if sealed != nil {
+		s.listener.Sealed(snap, sealed)
+	}
+	s.listener.Preconfirmed(snap)
 }

@@ -14,6 +14,7 @@ import (
 	gethpool "github.com/ethereum/go-ethereum/core/txpool"
 	"github.com/ethereum/go-ethereum/core/txpool/legacypool"
 	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/event"
 	"github.com/holiman/uint256"
 
 	"github.com/stocknode/stocknode/node/chain"
@@ -116,6 +117,11 @@ func (p *Pool) Executable(baseFee *big.Int) map[common.Address][]*gethpool.LazyT
 	}
 	txs, _ := p.pool.Pending(filter)
 	return txs
+}
+
+// SubscribeNewTransactions delivers the transactions the pool accepts.
+func (p *Pool) SubscribeNewTransactions(ch chan<- core.NewTxsEvent) event.Subscription {
+	return p.pool.SubscribeTransactions(ch, false)
 }
 
 // Sync waits until the pool has caught up with the chain head; tests use it.

@@ -1,0 +1,3 @@
+// no call object
+>> {"jsonrpc":"2.0","id":1,"method":"eth_call","params":[]}
+<< {"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"invalid params"}}

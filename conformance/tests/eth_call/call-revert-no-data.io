@@ -1,0 +1,3 @@
+// C.failSilently() reverts without data
+>> {"jsonrpc":"2.0","id":1,"method":"eth_call","params":[{"from":"0x36b8af1befa5cf9662ac1d569939db652f7b13a4","input":"0xb6fc6939","to":"0x5da1532f8cbfe5b6be37ecf9735d8597b6c49712"},"latest"]}
+<< {"jsonrpc":"2.0","id":1,"error":{"code":-32000,"message":"execution reverted"}}

@@ -1,0 +1,3 @@
+// C.set(5) as a call: returns nothing, changes nothing
+>> {"jsonrpc":"2.0","id":1,"method":"eth_call","params":[{"from":"0x36b8af1befa5cf9662ac1d569939db652f7b13a4","input":"0x60fe47b10000000000000000000000000000000000000000000000000000000000000005","to":"0x5da1532f8cbfe5b6be37ecf9735d8597b6c49712"},"latest"]}
+<< {"jsonrpc":"2.0","id":1,"result":"0x"}

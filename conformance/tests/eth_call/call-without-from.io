@@ -1,0 +1,3 @@
+// from omitted
+>> {"jsonrpc":"2.0","id":1,"method":"eth_call","params":[{"input":"0x6d4ce63c","to":"0x5da1532f8cbfe5b6be37ecf9735d8597b6c49712"},"latest"]}
+<< {"jsonrpc":"2.0","id":1,"result":"0x000000000000000000000000000000000000000000000000000000000000002d"}

@@ -1,0 +1,2 @@
+>> {"jsonrpc":"2.0","id":1,"method":"eth_feeHistory","params":["0x4","latest",[25,75]]}
+<< {"jsonrpc":"2.0","id":1,"result":{"baseFeePerBlobGas":["0x1","0x1","0x1","0x1","0x1"],"baseFeePerGas":["0x6343ea0","0x56db6cc","0x4c07c78","0x4286ce9","0x3a3de4c"],"blobGasUsedRatio":[0,0,0,0],"gasUsedRatio":[0,0.0014,0,0.0018642333333333332],"oldestBlock":"0x11","reward":[["0x0","0x0"],["0x3b9aca00","0x77359400"],["0x0","0x0"],["0x77359400","0x77359400"]]}}

@@ -1,0 +1,3 @@
+// blocks 5-9: legacy, 1559 and 7702 tips
+>> {"jsonrpc":"2.0","id":1,"method":"eth_feeHistory","params":["0x5","0x9",[0,50,100]]}
+<< {"jsonrpc":"2.0","id":1,"result":{"baseFeePerBlobGas":["0x1","0x1","0x1","0x1","0x1","0x1"],"baseFeePerGas":["0x1eb17ea7","0x1ade14e8","0x1782524b","0x1496031c","0x12051aea","0xfc782c6"],"blobGasUsedRatio":[0,0,0,0.2222222222222222,0],"gasUsedRatio":[0.0014120333333333334,0,0.0026458333333333334,0.0014,0.0026393],"oldestBlock":"0x5","reward":[["0x77359400","0x77359400","0x10b547359"],["0x0","0x0","0x0"],["0x77359400","0x77359400","0x77359400"],["0x3b9aca00","0x3b9aca00","0x1156feee4"],["0x3b9aca00","0x77359400","0x77359400"]]}}

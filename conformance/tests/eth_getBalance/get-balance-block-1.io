@@ -1,0 +1,3 @@
+// balance after block 1, by number
+>> {"jsonrpc":"2.0","id":1,"method":"eth_getBalance","params":["0x36b8af1befa5cf9662ac1d569939db652f7b13a4","0x1"]}
+<< {"jsonrpc":"2.0","id":1,"result":"0x3635c94e46a6ec6fff"}

@@ -1,0 +1,3 @@
+// balance of the main sender at the head
+>> {"jsonrpc":"2.0","id":1,"method":"eth_getBalance","params":["0x36b8af1befa5cf9662ac1d569939db652f7b13a4","latest"]}
+<< {"jsonrpc":"2.0","id":1,"result":"0x3635c13c7fc9e4b16c"}

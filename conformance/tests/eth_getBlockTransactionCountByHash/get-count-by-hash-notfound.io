@@ -1,0 +1,2 @@
+>> {"jsonrpc":"2.0","id":1,"method":"eth_getBlockTransactionCountByHash","params":["0x00000000000000000000000000000000000000000000000000000000deadbeef"]}
+<< {"jsonrpc":"2.0","id":1,"result":null}

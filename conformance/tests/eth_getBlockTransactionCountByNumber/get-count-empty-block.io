@@ -1,0 +1,2 @@
+>> {"jsonrpc":"2.0","id":1,"method":"eth_getBlockTransactionCountByNumber","params":["0x6"]}
+<< {"jsonrpc":"2.0","id":1,"result":"0x0"}

@@ -1,0 +1,3 @@
+// C before the block that deploys it
+>> {"jsonrpc":"2.0","id":1,"method":"eth_getCode","params":["0x5da1532f8cbfe5b6be37ecf9735d8597b6c49712","0x1"]}
+<< {"jsonrpc":"2.0","id":1,"result":"0x"}

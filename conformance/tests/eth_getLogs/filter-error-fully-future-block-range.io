@@ -1,0 +1,3 @@
+// both ends beyond the head
+>> {"jsonrpc":"2.0","id":1,"method":"eth_getLogs","params":[{"fromBlock":"0x20","toBlock":"0x30"}]}
+<< {"jsonrpc":"2.0","id":1,"error":{"code":-32000,"message":"invalid block range"}}

@@ -1,0 +1,3 @@
+// blocks 5-8: only the log of the EIP-7702 transaction
+>> {"jsonrpc":"2.0","id":1,"method":"eth_getLogs","params":[{"fromBlock":"0x5","toBlock":"0x8"}]}
+<< {"jsonrpc":"2.0","id":1,"result":[{"address":"0x561c459bbffd95f29256f0570302e21905f0732b","blockHash":"0xea78b9f3d049b994fe54c19af496ba63b4bd801fe08818bcc8f080fdb9afcadc","blockNumber":"0x7","blockTimestamp":"0x6553f154","data":"0x0000000000000000000000000000000000000000000000000000000000000007","logIndex":"0x0","removed":false,"topics":["0xfd28ec3ec2555238d8ad6f9faf3e4cd10e574ce7e7ef28b73caa53f9512f65b9","0x00000000000000000000000036b8af1befa5cf9662ac1d569939db652f7b13a4"],"transactionHash":"0x0e1d396d70762846b7ef1357edfa89ca6a9c00aeb0ddba7dfc6d3fcf55579f02","transactionIndex":"0x0"}]}

@@ -1,0 +1,2 @@
+>> {"jsonrpc":"2.0","id":1,"method":"eth_getStorageAt","params":["0x5da1532f8cbfe5b6be37ecf9735d8597b6c49712","0x0",{"blockHash":"0x633fe007d14b92e71eb35041516733bfab7ad39be5844138c98a7ea38df78586"}]}
+<< {"jsonrpc":"2.0","id":1,"result":"0x000000000000000000000000000000000000000000000000000000000000002b"}

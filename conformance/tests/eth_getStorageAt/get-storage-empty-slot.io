@@ -1,0 +1,3 @@
+// a slot never written reads as 32 zero bytes
+>> {"jsonrpc":"2.0","id":1,"method":"eth_getStorageAt","params":["0x5da1532f8cbfe5b6be37ecf9735d8597b6c49712","0x2","latest"]}
+<< {"jsonrpc":"2.0","id":1,"result":"0x0000000000000000000000000000000000000000000000000000000000000000"}

@@ -1,0 +1,3 @@
+// after A's second transaction
+>> {"jsonrpc":"2.0","id":1,"method":"eth_getTransactionCount","params":["0x36b8af1befa5cf9662ac1d569939db652f7b13a4","0x2"]}
+<< {"jsonrpc":"2.0","id":1,"result":"0x2"}

@@ -1,0 +1,2 @@
+>> {"jsonrpc":"2.0","id":1,"method":"eth_getTransactionCount","params":["0x899fb28829fd298b3b8952dcd09db3e1009b5183",{"blockHash":"0x633fe007d14b92e71eb35041516733bfab7ad39be5844138c98a7ea38df78586"}]}
+<< {"jsonrpc":"2.0","id":1,"result":"0x5"}

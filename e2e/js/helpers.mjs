@@ -1,0 +1,71 @@
+// Shared setup of the ethers and viem suites: the node's URL, the dev keys,
+// the Token artifact and polling helpers (poll with deadlines, never sleep
+// for a fixed time and hope).
+import { readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+export const RPC = process.env.STOCKNODE_RPC;
+if (!RPC) {
+  throw new Error("STOCKNODE_RPC is not set: run through `go test ./e2e/ -run JavaScript`, or start `stocknode --dev --block-time 1s --preconf-interval 100ms` and set it to its URL");
+}
+
+export const CHAIN_ID = 84538453;
+
+// The standard development accounts (anvil, hardhat). The ethers suite uses
+// keys 0 and 1, the viem suite keys 2 and 3, so that the two files can run
+// at the same time against one node without nonce races.
+export const KEYS = [
+  "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80",
+  "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d",
+  "0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a",
+  "0x7c852118294e51e653712a81e05800f419141751be58f605c371e15141b007a6",
+];
+
+const here = dirname(fileURLToPath(import.meta.url));
+export const TOKEN = JSON.parse(readFileSync(join(here, "..", "contracts", "Token.json"), "utf8"));
+
+export const GWEI = 10n ** 9n;
+export const ETHER = 10n ** 18n;
+
+// poll calls f every `interval` ms until it returns a value other than
+// undefined/false, and returns that value; it throws after `timeout` ms.
+export async function poll(what, f, { timeout = 15_000, interval = 20 } = {}) {
+  const deadline = Date.now() + timeout;
+  for (;;) {
+    const v = await f();
+    if (v !== undefined && v !== false && v !== null) return v;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeout} ms: ${what}`);
+    await new Promise((r) => setTimeout(r, interval));
+  }
+}
+
+// pendingBeforeLatest runs send() (which returns {label}) and then polls
+// shows(pending) - pending, latest, pending again - until latest shows the
+// effect. It returns {window, inPending} in ms and throws if latest ever
+// showed the effect while pending (read after it) did not. With 1 s blocks
+// and 100 ms pre-confirmations there is nearly always a window; a send that
+// lands right at a seal gets retried (up to three attempts).
+export async function pendingBeforeLatest(send, shows) {
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const ctx = await send();
+    const sent = Date.now();
+    let inPending = 0;
+    let lastPendingOnly = 0;
+    for (;;) {
+      const p1 = await shows(ctx, true);
+      const l = await shows(ctx, false);
+      const p2 = await shows(ctx, true);
+      if (l && !p2) throw new Error(`${ctx.label}: latest shows it but pending, read after, does not: pending is behind latest`);
+      if (p1 && !l) {
+        if (!inPending) inPending = Date.now() - sent;
+        lastPendingOnly = Date.now() - sent;
+      }
+      if (l) break;
+      if (Date.now() - sent > 10_000) throw new Error(`${ctx.label}: not in latest 10 s after sending (pending: ${p1})`);
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    if (inPending) return { inPending, window: lastPendingOnly - inPending };
+  }
+  throw new Error("no moment in three attempts where pending showed the transaction and latest did not");
+}

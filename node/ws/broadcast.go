@@ -1,0 +1,122 @@
+package ws
+
+import (
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/core/types"
+	json "github.com/goccy/go-json"
+
+	"github.com/stocknode/stocknode/codec"
+	"github.com/stocknode/stocknode/node/pending"
+	"github.com/stocknode/stocknode/node/rpc"
+)
+
+// pendingCursor remembers how many transactions of the pending block were
+// already announced, so pendingLogs carries each log once.
+type pendingCursor struct {
+	number uint64
+	txs    int
+}
+
+// dispatch encodes one event once and hands it to every shard.
+func (h *Hub) dispatch(ev event) {
+	switch {
+	case ev.newTxs != nil:
+		h.fanOut(h.encodeTxs(ev.newTxs))
+	case ev.sealed != nil:
+		h.fanOut(delivery{kind: kindNewHeads, payload: mustJSON(rpc.MarshalHeader(ev.sealed.Header()))})
+		receipts := h.chain.BlockChain().GetReceiptsByHash(ev.sealed.Hash())
+		if logs := encodeLogs(receipts); len(logs) > 0 {
+			h.fanOut(delivery{kind: kindLogs, logs: logs})
+		}
+	case ev.snap != nil:
+		h.preconfirmed(ev.snap)
+	}
+}
+
+// preconfirmed announces a pending snapshot and the logs of the
+// transactions it pre-confirmed since the previous one.
+func (h *Hub) preconfirmed(snap *pending.Snapshot) {
+	p := snap.Pending
+	number := p.Header.Number.Uint64()
+	if number == snap.Head.NumberU64() {
+		return // block production off: nothing is pre-confirmed
+	}
+	h.fanOut(delivery{kind: kindFlashblocks, payload: mustJSON(flashblock(p))})
+	from := 0
+	if h.lastPending.number == number {
+		from = min(h.lastPending.txs, len(p.Receipts))
+	}
+	h.lastPending = pendingCursor{number: number, txs: len(p.Receipts)}
+	if logs := encodeLogs(p.Receipts[from:]); len(logs) > 0 {
+		h.fanOut(delivery{kind: kindPendingLogs, logs: logs})
+	}
+}
+
+func (h *Hub) fanOut(d delivery) {
+	for _, s := range h.shards {
+		select {
+		case s.in <- d:
+		case <-h.stop:
+			return
+		}
+	}
+}
+
+func encodeLogs(receipts types.Receipts) []encodedLog {
+	var out []encodedLog
+	for _, r := range receipts {
+		for _, l := range r.Logs {
+			out = append(out, encodedLog{log: l, json: mustJSON(l)})
+		}
+	}
+	return out
+}
+
+func (h *Hub) encodeTxs(txs []*types.Transaction) delivery {
+	d := delivery{kind: kindPendingTxs}
+	config := h.chain.Config()
+	head := h.chain.Head()
+	for _, tx := range txs {
+		d.txHashes = append(d.txHashes, codec.AppendHash(nil, tx.Hash()))
+		d.txFull = append(d.txFull, mustJSON(rpc.NewRPCTransaction(tx, common.Hash{}, head.Number.Uint64()+1, head.Time, 0, nil, config)))
+	}
+	return d
+}
+
+// flashblockResult is the newFlashblocks notification: the pre-confirmed
+// block as of one tick (Base's Flashblocks stream, in a compact form).
+type flashblockResult struct {
+	Number       hexutil.Uint64 `json:"number"`
+	Index        hexutil.Uint64 `json:"index"`
+	ParentHash   common.Hash    `json:"parentHash"`
+	Timestamp    hexutil.Uint64 `json:"timestamp"`
+	GasUsed      hexutil.Uint64 `json:"gasUsed"`
+	BaseFee      *hexutil.Big   `json:"baseFeePerGas"`
+	Transactions []common.Hash  `json:"transactions"`
+}
+
+func flashblock(p *pending.Block) flashblockResult {
+	hashes := make([]common.Hash, len(p.Transactions))
+	for i, tx := range p.Transactions {
+		hashes[i] = tx.Hash()
+	}
+	return flashblockResult{
+		Number:       hexutil.Uint64(p.Header.Number.Uint64()),
+		Index:        hexutil.Uint64(p.Index),
+		ParentHash:   p.Header.ParentHash,
+		Timestamp:    hexutil.Uint64(p.Header.Time),
+		GasUsed:      hexutil.Uint64(p.Header.GasUsed),
+		BaseFee:      (*hexutil.Big)(p.Header.BaseFee),
+		Transactions: hashes,
+	}
+}
+
+// mustJSON encodes values whose encoding cannot fail (fixed types).
+func mustJSON(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}

@@ -1,0 +1,253 @@
+// Package ws serves JSON-RPC over WebSocket at /ws: every method of the HTTP
+// endpoint through the same handlers, plus eth_subscribe. Notifications go
+// through a sharded broadcaster: each event is encoded once and handed as
+// bytes to the shards, which queue it on their connections without ever
+// blocking the sequencer or one another.
+package ws
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/ethereum/go-ethereum/core"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/fasthttp/websocket"
+	"github.com/valyala/fasthttp"
+
+	"github.com/stocknode/stocknode/node/chain"
+	"github.com/stocknode/stocknode/node/pending"
+	"github.com/stocknode/stocknode/node/rpc"
+	"github.com/stocknode/stocknode/node/txpool"
+)
+
+// Config holds the WebSocket limits.
+type Config struct {
+	MaxConns     int           // connections beyond this are refused (503)
+	MaxSubs      int           // subscriptions per connection
+	SendQueue    int           // queued messages per connection before it is closed as too slow
+	MessageLimit int64         // largest incoming message
+	Origins      []string      // allowed Origin headers; "*" allows any
+	PingInterval time.Duration // keepalive pings
+	IdleTimeout  time.Duration // no message or pong for this long closes the connection
+	WriteTimeout time.Duration // one write may take this long
+	Shards       int           // broadcaster shards
+}
+
+// DefaultConfig sizes the endpoint for 10,000+ subscribers.
+func DefaultConfig() Config {
+	return Config{
+		MaxConns:     20_000,
+		MaxSubs:      128,
+		SendQueue:    256,
+		MessageLimit: 5 * 1024 * 1024,
+		Origins:      []string{"*"},
+		PingInterval: 30 * time.Second,
+		IdleTimeout:  90 * time.Second,
+		WriteTimeout: 10 * time.Second,
+		Shards:       16,
+	}
+}
+
+// Hub owns the connections and broadcasts events to them.
+type Hub struct {
+	cfg      Config
+	rpc      *rpc.Server
+	chain    *chain.Chain
+	log      *slog.Logger
+	upgrader websocket.FastHTTPUpgrader
+	shards   []*shard
+	events   chan event
+	nextID   atomic.Uint64
+	conns    atomic.Int64
+	metrics  metrics
+	wg       sync.WaitGroup // connections and loops
+	stop     chan struct{}
+	stopOnce sync.Once
+
+	lastPending pendingCursor // hub goroutine only
+}
+
+type metrics struct {
+	slowDropped atomic.Uint64
+	subs        atomic.Int64
+}
+
+// New returns a hub; Run starts its broadcaster.
+func New(cfg Config, rpcServer *rpc.Server, c *chain.Chain, log *slog.Logger) *Hub {
+	h := &Hub{
+		cfg:    cfg,
+		rpc:    rpcServer,
+		chain:  c,
+		log:    log,
+		events: make(chan event, 1024),
+		stop:   make(chan struct{}),
+	}
+	h.upgrader = websocket.FastHTTPUpgrader{
+		ReadBufferSize:  1024,
+		WriteBufferSize: 4096,
+		// Idle connections hold no write buffer: 10,000 subscribers share a
+		// few.
+		WriteBufferPool: new(sync.Pool),
+		CheckOrigin:     h.checkOrigin,
+	}
+	h.shards = make([]*shard, max(1, cfg.Shards))
+	for i := range h.shards {
+		h.shards[i] = newShard()
+	}
+	return h
+}
+
+// Run broadcasts events until ctx ends, then closes every connection.
+func (h *Hub) Run(ctx context.Context) {
+	for _, s := range h.shards {
+		h.wg.Add(1)
+		go func() { defer h.wg.Done(); s.run(h.stop) }()
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			h.shutdown()
+			return
+		case ev := <-h.events:
+			h.dispatch(ev)
+		}
+	}
+}
+
+func (h *Hub) shutdown() {
+	h.stopOnce.Do(func() { close(h.stop) })
+	for _, s := range h.shards {
+		s.closeAll(websocket.CloseGoingAway, "server shutting down")
+	}
+	h.wg.Wait()
+}
+
+// Stats reports open connections, live subscriptions and connections
+// dropped as too slow.
+func (h *Hub) Stats() (conns, subs int64, slowDropped uint64) {
+	return h.conns.Load(), h.metrics.subs.Load(), h.metrics.slowDropped.Load()
+}
+
+func (h *Hub) checkOrigin(ctx *fasthttp.RequestCtx) bool {
+	origin := string(ctx.Request.Header.Peek("Origin"))
+	if origin == "" {
+		return true
+	}
+	for _, o := range h.cfg.Origins {
+		if o == "*" || o == origin {
+			return true
+		}
+	}
+	return false
+}
+
+// Handler upgrades GET /ws.
+func (h *Hub) Handler(ctx *fasthttp.RequestCtx) {
+	if !websocket.FastHTTPIsWebSocketUpgrade(ctx) {
+		ctx.Error("expected a WebSocket upgrade", fasthttp.StatusBadRequest)
+		return
+	}
+	select {
+	case <-h.stop:
+		ctx.Error("shutting down", fasthttp.StatusServiceUnavailable)
+		return
+	default:
+	}
+	if h.conns.Add(1) > int64(h.cfg.MaxConns) {
+		h.conns.Add(-1)
+		ctx.Error("too many WebSocket connections", fasthttp.StatusServiceUnavailable)
+		return
+	}
+	h.wg.Add(1)
+	err := h.upgrader.Upgrade(ctx, func(ws *websocket.Conn) {
+		defer h.wg.Done()
+		defer h.conns.Add(-1)
+		h.serve(ws)
+	})
+	if err != nil {
+		h.wg.Done()
+		h.conns.Add(-1)
+	}
+}
+
+func (h *Hub) serve(ws *websocket.Conn) {
+	c := &conn{
+		id:     h.nextID.Add(1),
+		ws:     ws,
+		hub:    h,
+		queue:  make(chan outMsg, h.cfg.SendQueue),
+		closed: make(chan struct{}),
+		subs:   make(map[string]*subscription),
+	}
+	shard := h.shards[c.id%uint64(len(h.shards))]
+	shard.add(c)
+	writerDone := make(chan struct{})
+	go func() { defer close(writerDone); c.writeLoop() }()
+
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		select {
+		case <-c.closed:
+		case <-writerDone:
+		}
+		cancel() // abort a running eth_call of a closed connection
+	}()
+	c.readLoop(ctx)
+	c.close(websocket.CloseNormalClosure, "")
+	shard.remove(c)
+	<-writerDone
+	cancel()
+	c.mu.Lock()
+	h.metrics.subs.Add(-int64(len(c.subs)))
+	c.subs = nil
+	c.mu.Unlock()
+}
+
+// event is what the sequencer and the pool report, in order.
+type event struct {
+	sealed *types.Block
+	snap   *pending.Snapshot
+	newTxs []*types.Transaction
+}
+
+// publish hands an event to the broadcaster without blocking the caller
+// (the sequencer). The buffer holds minutes of events; if it ever fills,
+// the event is dropped and counted rather than stalling block production.
+func (h *Hub) publish(ev event) {
+	select {
+	case h.events <- ev:
+	default:
+		h.log.Warn("WebSocket broadcaster behind: dropped an event")
+	}
+}
+
+// Sealed implements sequencer.Listener.
+func (h *Hub) Sealed(snap *pending.Snapshot, block *types.Block) {
+	h.publish(event{sealed: block, snap: snap})
+}
+
+// Preconfirmed implements sequencer.Listener.
+func (h *Hub) Preconfirmed(snap *pending.Snapshot) { h.publish(event{snap: snap}) }
+
+// WatchPool forwards transactions the pool accepts as newPendingTransactions.
+func (h *Hub) WatchPool(ctx context.Context, pool *txpool.Pool) {
+	ch := make(chan core.NewTxsEvent, 256)
+	sub := pool.SubscribeNewTransactions(ch)
+	defer sub.Unsubscribe()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case err := <-sub.Err():
+			if err != nil {
+				h.log.Error("Pool subscription ended", "err", err)
+			}
+			return
+		case ev := <-ch:
+			h.publish(event{newTxs: ev.Txs})
+		}
+	}
+}

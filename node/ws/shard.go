@@ -1,0 +1,108 @@
+package ws
+
+import (
+	"sync"
+
+	"github.com/ethereum/go-ethereum/core/types"
+)
+
+// delivery is one encoded event on its way to a shard's connections.
+type delivery struct {
+	kind subKind
+	// payload is the result for every subscriber of kind (newHeads,
+	// newFlashblocks).
+	payload []byte
+	// logs are the logs of a block (logs, pendingLogs), each encoded once;
+	// subscribers' filters pick theirs.
+	logs []encodedLog
+	// txHashes / txFull are newPendingTransactions results.
+	txHashes, txFull [][]byte
+}
+
+type encodedLog struct {
+	log  *types.Log
+	json []byte
+}
+
+// shard writes deliveries to its share of the connections.
+type shard struct {
+	mu    sync.RWMutex
+	conns map[*conn]struct{}
+	in    chan delivery
+}
+
+func newShard() *shard {
+	return &shard{conns: make(map[*conn]struct{}), in: make(chan delivery, 1024)}
+}
+
+func (s *shard) add(c *conn) {
+	s.mu.Lock()
+	s.conns[c] = struct{}{}
+	s.mu.Unlock()
+}
+
+func (s *shard) remove(c *conn) {
+	s.mu.Lock()
+	delete(s.conns, c)
+	s.mu.Unlock()
+}
+
+func (s *shard) closeAll(code int, text string) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	for c := range s.conns {
+		c.close(code, text)
+	}
+}
+
+func (s *shard) run(stop <-chan struct{}) {
+	for {
+		select {
+		case <-stop:
+			return
+		case d := <-s.in:
+			s.deliver(&d)
+		}
+	}
+}
+
+func (s *shard) deliver(d *delivery) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	for c := range s.conns {
+		c.deliver(d)
+	}
+}
+
+// deliver queues what d holds for c's matching subscriptions.
+func (c *conn) deliver(d *delivery) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, sub := range c.subs {
+		if sub.kind != d.kind || !sub.active {
+			continue
+		}
+		switch d.kind {
+		case kindNewHeads, kindFlashblocks:
+			if !c.send(outMsg{sub: sub.id, payload: d.payload}) {
+				return
+			}
+		case kindLogs, kindPendingLogs:
+			for _, l := range d.logs {
+				if sub.filter.Matches(l.log) && !c.send(outMsg{sub: sub.id, payload: l.json}) {
+					return
+				}
+			}
+		case kindPendingTxs:
+			list := d.txHashes
+			if sub.full {
+				list = d.txFull
+			}
+			for _, p := range list {
+				if !c.send(outMsg{sub: sub.id, payload: p}) {
+					return
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,162 @@
+package ws
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+
+	"github.com/stocknode/stocknode/codec"
+	"github.com/stocknode/stocknode/node/rpc"
+)
+
+type subKind uint8
+
+const (
+	kindNewHeads    subKind = iota + 1
+	kindLogs                // sealed blocks' logs
+	kindPendingTxs          // newPendingTransactions
+	kindPendingLogs         // logs of pre-confirmed transactions
+	kindFlashblocks         // one notification per pending snapshot
+)
+
+var kinds = map[string]subKind{
+	"newHeads":               kindNewHeads,
+	"logs":                   kindLogs,
+	"newPendingTransactions": kindPendingTxs,
+	"pendingLogs":            kindPendingLogs,
+	"newFlashblocks":         kindFlashblocks,
+}
+
+// subscription is one eth_subscribe of a connection.
+type subscription struct {
+	id     []byte // "0x" + 32 hex digits: 128 unpredictable bits
+	kind   subKind
+	filter *rpc.LogFilter // logs, pendingLogs
+	full   bool           // newPendingTransactions with full objects
+	// active is set once the eth_subscribe response is queued, so that no
+	// notification can overtake it.
+	active bool
+}
+
+// handle answers one incoming message: eth_subscribe and eth_unsubscribe
+// here, every other method through the RPC server's handlers.
+func (h *Hub) handle(ctx context.Context, c *conn, msg []byte) []byte {
+	out := h.rpc.HandleWith(ctx, msg, nil, func(req *codec.Request, dst []byte) ([]byte, bool) {
+		switch string(req.Method) {
+		case "eth_subscribe":
+			return h.subscribe(c, req, dst), true
+		case "eth_unsubscribe":
+			return h.unsubscribe(c, req, dst), true
+		}
+		return nil, false
+	})
+	return out
+}
+
+// activate makes the subscriptions created by the message just answered
+// live; it runs after the answer is queued.
+func (c *conn) activate() {
+	c.mu.Lock()
+	for _, s := range c.subs {
+		s.active = true
+	}
+	c.mu.Unlock()
+}
+
+func (h *Hub) subscribe(c *conn, req *codec.Request, dst []byte) []byte {
+	sub, err := h.parseSubscription(req.Params)
+	if err != nil {
+		return codec.AppendError(dst, req.ID, err)
+	}
+	var b [16]byte
+	rand.Read(b[:])
+	sub.id = append([]byte("0x"), hex.EncodeToString(b[:])...)
+
+	c.mu.Lock()
+	if len(c.subs) >= h.cfg.MaxSubs {
+		c.mu.Unlock()
+		return codec.AppendError(dst, req.ID, &codec.Error{Code: codec.CodeLimitExceeded,
+			Message: fmt.Sprintf("too many subscriptions on this connection (limit %d)", h.cfg.MaxSubs)})
+	}
+	c.subs[string(sub.id)] = sub
+	c.mu.Unlock()
+	h.metrics.subs.Add(1)
+
+	dst = codec.AppendResultStart(dst, req.ID)
+	dst = append(append(append(dst, '"'), sub.id...), '"')
+	return codec.AppendResultEnd(dst)
+}
+
+func (h *Hub) parseSubscription(params []byte) (*subscription, *codec.Error) {
+	it, err := codec.Array(params)
+	if params == nil || err != nil || !it.Next() {
+		return nil, &codec.Error{Code: codec.CodeInvalidParams, Message: "expected the subscription kind as the first parameter"}
+	}
+	name := it.Value()
+	if len(name) < 2 || name[0] != '"' {
+		return nil, &codec.Error{Code: codec.CodeInvalidParams, Message: "invalid argument 0: subscription kind must be a string"}
+	}
+	kind, ok := kinds[string(name[1:len(name)-1])]
+	if !ok {
+		return nil, &codec.Error{Code: codec.CodeMethodNotFound, Message: fmt.Sprintf("no %s subscription in eth namespace", name)}
+	}
+	sub := &subscription{kind: kind}
+	var arg []byte
+	if it.Next() {
+		arg = it.Value()
+		if it.Next() {
+			return nil, &codec.Error{Code: codec.CodeInvalidParams, Message: "too many arguments, want at most 2"}
+		}
+	}
+	if it.Err() != nil {
+		return nil, &codec.Error{Code: codec.CodeInvalidParams, Message: it.Err().Error()}
+	}
+	switch kind {
+	case kindLogs, kindPendingLogs:
+		filterJSON := arg
+		if filterJSON == nil || string(filterJSON) == "null" {
+			filterJSON = []byte("{}")
+		}
+		filter, err := rpc.ParseLogFilter(filterJSON)
+		if err != nil {
+			return nil, &codec.Error{Code: codec.CodeInvalidParams, Message: "invalid argument 1: " + err.Error()}
+		}
+		sub.filter = filter
+	case kindPendingTxs:
+		switch string(arg) {
+		case "", "null", "false":
+		case "true":
+			sub.full = true
+		default:
+			return nil, &codec.Error{Code: codec.CodeInvalidParams, Message: "invalid argument 1: expected a boolean"}
+		}
+	default:
+		if arg != nil && string(arg) != "null" {
+			return nil, &codec.Error{Code: codec.CodeInvalidParams, Message: "too many arguments, want at most 1"}
+		}
+	}
+	return sub, nil
+}
+
+func (h *Hub) unsubscribe(c *conn, req *codec.Request, dst []byte) []byte {
+	it, err := codec.Array(req.Params)
+	if req.Params == nil || err != nil || !it.Next() {
+		return codec.AppendError(dst, req.ID, &codec.Error{Code: codec.CodeInvalidParams, Message: "missing value for required argument 0"})
+	}
+	id := it.Value()
+	if len(id) < 2 || id[0] != '"' {
+		return codec.AppendError(dst, req.ID, &codec.Error{Code: codec.CodeInvalidParams, Message: "invalid argument 0: subscription id must be a string"})
+	}
+	c.mu.Lock()
+	_, ok := c.subs[string(id[1:len(id)-1])]
+	delete(c.subs, string(id[1:len(id)-1]))
+	c.mu.Unlock()
+	if !ok {
+		return codec.AppendError(dst, req.ID, &codec.Error{Code: codec.CodeServer, Message: "subscription not found"})
+	}
+	h.metrics.subs.Add(-1)
+	dst = codec.AppendResultStart(dst, req.ID)
+	dst = codec.AppendBool(dst, true)
+	return codec.AppendResultEnd(dst)
+}
