@@ -4,7 +4,7 @@ BIN     := bin/stocknode
 DATADIR ?= ./stocknode-data
 ARGS    ?=
 
-.PHONY: build run dev test test-short vet clean
+.PHONY: build run dev test test-short vet clean conformance
 
 build:
 	$(GO) build -o $(BIN) ./cmd/stocknode
@@ -22,6 +22,7 @@ vet:
 
 ## test: every test, with the race detector.
 test: vet
+	cd e2e && npm ci --no-audit --no-fund
 	$(GO) test -race -count=1 -timeout 20m ./...
 
 ## test-short: the fast tests without the race detector.
@@ -30,3 +31,7 @@ test-short:
 
 clean:
 	rm -rf bin
+
+## conformance: the JSON-RPC conformance fixtures (conformance/tests) against stocknode and geth v1.16.7.
+conformance:
+	bash conformance/run.sh

@@ -55,6 +55,8 @@ func runNode(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs.DurationVar(&cfg.Sequencer.PreconfInterval, "preconf-interval", 200*time.Millisecond, "time between pre-confirmations (at most --block-time)")
 	fs.Uint64Var(&cfg.TxPool.GlobalSlots, "txpool.globalslots", 0, "executable transactions the pool holds (default geth's 5120)")
 	verbosity := fs.Int("verbosity", 3, "log level: 0 silent, 1 error, 2 warn, 3 info, 4 debug")
+	pprofOn := fs.Bool("pprof", false, "serve Go profiles on --pprof.addr (an admin listener, never the public port)")
+	pprofAddr := fs.String("pprof.addr", "127.0.0.1:6060", "pprof listening address")
 	api := apiFlags(fs, &cfg)
 	if err := parse(fs, args); err != nil {
 		return err
@@ -68,6 +70,11 @@ func runNode(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return fmt.Errorf("--preconf-interval %v exceeds --block-time %v", cfg.Sequencer.PreconfInterval, cfg.Sequencer.BlockTime)
 	}
 	log := newLogger(stderr, *verbosity)
+	if *pprofOn {
+		if err := servePprof(ctx, *pprofAddr, log); err != nil {
+			return fmt.Errorf("pprof: %w", err)
+		}
+	}
 	n, err := node.New(cfg, log)
 	if err != nil {
 		return err

@@ -74,10 +74,14 @@ func (s *Server) blockByHashArg(r *request, i int) (blockRef, error) {
 	return blockRef{block: block}, nil
 }
 
-// fullTxArg parses the optional boolean argument i (default false).
+// fullTxArg parses the required boolean argument i ("hydrated").
 func (r *request) fullTxArg(i int) (bool, error) {
-	switch raw := r.arg(i); string(raw) {
-	case "", "false":
+	raw, err := r.required(i)
+	if err != nil {
+		return false, err
+	}
+	switch string(raw) {
+	case "false":
 		return false, nil
 	case "true":
 		return true, nil

@@ -283,8 +283,11 @@ func ethCreateAccessList(s *Server, r *request) error {
 }
 
 // accessList runs the message until the access list it touches is stable
-// (geth's AccessList): each run uses the previous run's list.
+// (geth's AccessList): each run starts from the list the previous run
+// recorded, and the answer is the list that reproduced itself.
 func (s *Server) accessList(ctx context.Context, msg *core.Message, env *callEnv) (accessListResult, error) {
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.EVMTimeout)
+	defer cancel()
 	exclude := map[common.Address]struct{}{msg.From: {}}
 	if msg.To != nil {
 		exclude[*msg.To] = struct{}{}
@@ -295,9 +298,22 @@ func (s *Server) accessList(ctx context.Context, msg *core.Message, env *callEnv
 	for _, p := range vm.ActivePrecompiles(rules) {
 		exclude[p] = struct{}{}
 	}
+	chainID := s.b.Chain.Config().ChainID
+	for _, auth := range msg.SetCodeAuthorizations {
+		if (!auth.ChainID.IsZero() && auth.ChainID.CmpBig(chainID) != 0) || auth.Nonce+1 < auth.Nonce {
+			continue
+		}
+		if authority, err := auth.Authority(); err == nil {
+			exclude[authority] = struct{}{}
+		}
+	}
 	base := env.state.Copy()
-	list := msg.AccessList
+	prev := logger.NewAccessListTracer(msg.AccessList, exclude)
 	for {
+		if err := ctx.Err(); err != nil {
+			return accessListResult{}, fmt.Errorf("access list not stable within %v: %w", s.cfg.EVMTimeout, err)
+		}
+		list := prev.AccessList()
 		tracer := logger.NewAccessListTracer(list, exclude)
 		run := *msg
 		run.AccessList = list
@@ -306,8 +322,8 @@ func (s *Server) accessList(ctx context.Context, msg *core.Message, env *callEnv
 		if err != nil {
 			return accessListResult{}, fmt.Errorf("failed to apply transaction: %w", err)
 		}
-		if tracer.Equal(logger.NewAccessListTracer(list, exclude)) {
-			out := accessListResult{AccessList: tracer.AccessList(), GasUsed: hexUint64(res.UsedGas)}
+		if tracer.Equal(prev) {
+			out := accessListResult{AccessList: list, GasUsed: hexUint64(res.UsedGas)}
 			if out.AccessList == nil {
 				out.AccessList = types.AccessList{}
 			}
@@ -316,6 +332,6 @@ func (s *Server) accessList(ctx context.Context, msg *core.Message, env *callEnv
 			}
 			return out, nil
 		}
-		list = tracer.AccessList()
+		prev = tracer
 	}
 }

@@ -18,7 +18,8 @@ const (
 
 var (
 	errBlockHashWithRange = errors.New("cannot specify both BlockHash and FromBlock/ToBlock, choose one or the other")
-	errInvalidBlockRange  = errors.New("invalid block range params")
+	errInvalidBlockRange  = &invalidParamsError{errors.New("invalid block range params")}
+	errRangeIntoFuture    = &invalidParamsError{errors.New("block range extends beyond current head block")}
 	errExceedMaxTopics    = errors.New("exceed max topics")
 	errExceedMaxAddresses = errors.New("exceed max addresses")
 )
@@ -232,11 +233,13 @@ func (s *Server) logs(r *request, q *LogFilter, from, to uint64) ([]*types.Log, 
 	if from > to {
 		return nil, errInvalidBlockRange
 	}
-	// Blocks beyond the pending one do not exist yet.
+	// Blocks beyond the pending one do not exist yet (geth: beyond the head).
 	head := r.snap.Head.NumberU64()
-	to = min(to, r.snap.Pending.Header.Number.Uint64())
-	if to-from >= s.cfg.LogsBlockRange {
-		return nil, fmt.Errorf("block range %d..%d exceeds the limit of %d blocks", from, to, s.cfg.LogsBlockRange)
+	if to > r.snap.Pending.Header.Number.Uint64() {
+		return nil, errRangeIntoFuture
+	}
+	if to-from > s.cfg.LogsBlockRange {
+		return nil, &invalidParamsError{fmt.Errorf("exceed maximum block range %d", s.cfg.LogsBlockRange)}
 	}
 	for n := from; n <= to; n++ {
 		if n > head {
@@ -290,11 +293,7 @@ func ethGetLogs(s *Server, r *request) error {
 	if err != nil {
 		return argError(0, err)
 	}
-	from, to := r.rangeBound(q.from), r.rangeBound(q.to)
-	if q.blockHash == nil && from > r.snap.Pending.Header.Number.Uint64() {
-		return r.writeJSON([]*types.Log{})
-	}
-	logs, err := s.logs(r, q, from, to)
+	logs, err := s.logs(r, q, r.rangeBound(q.from), r.rangeBound(q.to))
 	if err != nil {
 		return err
 	}

@@ -78,7 +78,7 @@ func (h *Hub) encodeTxs(txs []*types.Transaction) delivery {
 	config := h.chain.Config()
 	head := h.chain.Head()
 	for _, tx := range txs {
-		d.txHashes = append(d.txHashes, codec.AppendHash(nil, tx.Hash()))
+		d.txHashes = append(d.txHashes, &payload{b: codec.AppendHash(nil, tx.Hash())})
 		d.txFull = append(d.txFull, mustJSON(rpc.NewRPCTransaction(tx, common.Hash{}, head.Number.Uint64()+1, head.Time, 0, nil, config)))
 	}
 	return d
@@ -113,10 +113,10 @@ func flashblock(p *pending.Block) flashblockResult {
 }
 
 // mustJSON encodes values whose encoding cannot fail (fixed types).
-func mustJSON(v any) []byte {
+func mustJSON(v any) *payload {
 	b, err := json.Marshal(v)
 	if err != nil {
 		panic(err)
 	}
-	return b
+	return &payload{b: b}
 }

@@ -14,11 +14,14 @@ import (
 // outMsg is one queued message. A direct response is payload alone; a
 // notification is payload (the result, encoded once for every subscriber)
 // wrapped with the subscription id as it is written, so nothing is copied
-// per subscriber.
+// per subscriber. It is two pointers: a queue of 256 costs 4 KiB.
 type outMsg struct {
-	sub     []byte
-	payload []byte
+	sub     *subscription
+	payload *payload
 }
+
+// payload is an encoded message body, shared by every queue it is in.
+type payload struct{ b []byte }
 
 // conn is one WebSocket connection: a reader (the upgrade goroutine) and a
 // writer draining a bounded queue. Nothing that publishes ever blocks on it:
@@ -31,6 +34,8 @@ type conn struct {
 	closed chan struct{}
 	once   sync.Once
 	reason atomic.Pointer[closeReason]
+
+	writeDeadline time.Time // writer goroutine only
 
 	mu   sync.Mutex // guards subs (the reader adds and removes, shards read)
 	subs map[string]*subscription
@@ -104,19 +109,24 @@ func (c *conn) writeLoop() {
 }
 
 func (c *conn) write(m outMsg) error {
-	c.ws.SetWriteDeadline(time.Now().Add(c.hub.cfg.WriteTimeout))
+	// Moving the deadline costs a timer update; doing it at most once a
+	// second still bounds a stuck write by WriteTimeout plus a second.
+	if now := time.Now(); c.writeDeadline.Sub(now) < c.hub.cfg.WriteTimeout-time.Second {
+		c.writeDeadline = now.Add(c.hub.cfg.WriteTimeout)
+		c.ws.SetWriteDeadline(c.writeDeadline)
+	}
 	w, err := c.ws.NextWriter(websocket.TextMessage)
 	if err != nil {
 		return err
 	}
 	if m.sub != nil {
 		w.Write(notifyPrefix)
-		w.Write(m.sub)
+		w.Write(m.sub.id)
 		w.Write(notifyMiddle)
-		w.Write(m.payload)
+		w.Write(m.payload.b)
 		w.Write(notifySuffix)
 	} else {
-		w.Write(m.payload)
+		w.Write(m.payload.b)
 	}
 	return w.Close()
 }
@@ -144,7 +154,7 @@ func (c *conn) readLoop(ctx context.Context) {
 		}
 		c.ws.SetReadDeadline(time.Now().Add(c.hub.cfg.IdleTimeout))
 		if out := c.hub.handle(ctx, c, bytes.TrimSpace(msg)); len(out) > 0 {
-			if !c.send(outMsg{payload: out}) {
+			if !c.send(outMsg{payload: &payload{b: out}}) {
 				return
 			}
 		}

@@ -11,17 +11,17 @@ type delivery struct {
 	kind subKind
 	// payload is the result for every subscriber of kind (newHeads,
 	// newFlashblocks).
-	payload []byte
+	payload *payload
 	// logs are the logs of a block (logs, pendingLogs), each encoded once;
 	// subscribers' filters pick theirs.
 	logs []encodedLog
 	// txHashes / txFull are newPendingTransactions results.
-	txHashes, txFull [][]byte
+	txHashes, txFull []*payload
 }
 
 type encodedLog struct {
 	log  *types.Log
-	json []byte
+	json *payload
 }
 
 // shard writes deliveries to its share of the connections.
@@ -84,12 +84,12 @@ func (c *conn) deliver(d *delivery) {
 		}
 		switch d.kind {
 		case kindNewHeads, kindFlashblocks:
-			if !c.send(outMsg{sub: sub.id, payload: d.payload}) {
+			if !c.send(outMsg{sub: sub, payload: d.payload}) {
 				return
 			}
 		case kindLogs, kindPendingLogs:
 			for _, l := range d.logs {
-				if sub.filter.Matches(l.log) && !c.send(outMsg{sub: sub.id, payload: l.json}) {
+				if sub.filter.Matches(l.log) && !c.send(outMsg{sub: sub, payload: l.json}) {
 					return
 				}
 			}
@@ -99,7 +99,7 @@ func (c *conn) deliver(d *delivery) {
 				list = d.txFull
 			}
 			for _, p := range list {
-				if !c.send(outMsg{sub: sub.id, payload: p}) {
+				if !c.send(outMsg{sub: sub, payload: p}) {
 					return
 				}
 			}

@@ -280,32 +280,21 @@ func marshal(v any) []byte {
 	return bytes.TrimRight(buf.Bytes(), "\n")
 }
 
-func (g *gen) write(out string) error {
-	if err := os.RemoveAll(out); err != nil {
-		return err
-	}
-	seen := map[string]bool{}
-	counts := map[string]int{}
+// render returns the fixture files by path relative to the tests directory.
+func (g *gen) render() (map[string][]byte, error) {
+	files := map[string][]byte{}
 	for _, f := range g.fixtures {
-		path := filepath.Join(out, f.method, f.name+".io")
-		if seen[path] {
-			return fmt.Errorf("duplicate fixture %s", path)
+		path := filepath.Join(f.method, f.name+".io")
+		if _, dup := files[path]; dup {
+			return nil, fmt.Errorf("duplicate fixture %s", path)
 		}
-		seen[path] = true
-		counts[f.method]++
 		var buf bytes.Buffer
 		for _, line := range strings.Split(f.comment, "\n") {
 			if line != "" {
 				fmt.Fprintf(&buf, "// %s\n", line)
 			}
 		}
-		req := []byte(`{"jsonrpc":"2.0","id":1,"method":` + string(marshal(f.method)) + `,"params":`)
-		if f.rawParams != "" {
-			req = append(req, f.rawParams...)
-		} else {
-			req = append(req, marshal(f.params)...)
-		}
-		req = append(req, '}')
+		req := []byte(`{"jsonrpc":"2.0","id":1,"method":` + string(marshal(f.method)) + `,"params":` + string(marshal(f.params)) + `}`)
 		var resp []byte
 		if f.err != nil {
 			resp = []byte(`{"jsonrpc":"2.0","id":1,"error":` + string(marshal(f.err)) + `}`)
@@ -313,12 +302,32 @@ func (g *gen) write(out string) error {
 			resp = []byte(`{"jsonrpc":"2.0","id":1,"result":` + string(marshal(f.result)) + `}`)
 		}
 		fmt.Fprintf(&buf, ">> %s\n<< %s\n", req, resp)
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		files[path] = buf.Bytes()
+	}
+	return files, nil
+}
+
+// write replaces out with the fixtures and prints the count per method.
+func (g *gen) write(out string) error {
+	files, err := g.render()
+	if err != nil {
+		return err
+	}
+	if err := os.RemoveAll(out); err != nil {
+		return err
+	}
+	for path, content := range files {
+		full := filepath.Join(out, path)
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
 			return err
 		}
-		if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		if err := os.WriteFile(full, content, 0o644); err != nil {
 			return err
 		}
+	}
+	counts := map[string]int{}
+	for _, f := range g.fixtures {
+		counts[f.method]++
 	}
 	methods := make([]string, 0, len(counts))
 	for m := range counts {

@@ -1,0 +1,79 @@
+// Command loadtest drives a JSON-RPC endpoint (stocknode, geth, anvil) with
+// bounded, self-stopping load and reports what it measured, as text or JSON.
+//
+//	go run ./loadtest ws-fanout -url ws://127.0.0.1:8545/ws -n 10000 -duration 20s [-pid PID]
+//	go run ./loadtest ws-logs   -url ws://127.0.0.1:8545/ws -rpc http://127.0.0.1:8545 -n 1000 -duration 20s
+//
+// Only loopback addresses are accepted: load never leaves the machine.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	if len(os.Args) < 2 {
+		usage()
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	var (
+		report any
+		err    error
+	)
+	fs := flag.NewFlagSet(os.Args[1], flag.ExitOnError)
+	asJSON := fs.Bool("json", false, "print the report as JSON")
+	switch os.Args[1] {
+	case "ws-fanout":
+		cfg := fanoutFlags(fs)
+		fs.Parse(os.Args[2:])
+		report, err = runFanout(ctx, *cfg)
+	case "ws-logs":
+		cfg := logsFlags(fs)
+		fs.Parse(os.Args[2:])
+		report, err = runLogs(ctx, *cfg)
+	default:
+		usage()
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "loadtest:", err)
+		os.Exit(1)
+	}
+	if *asJSON {
+		enc := json.NewEncoder(os.Stdout)
+		enc.SetIndent("", "  ")
+		enc.Encode(report)
+		return
+	}
+	fmt.Println(report)
+}
+
+func usage() {
+	fmt.Fprintln(os.Stderr, "usage: loadtest ws-fanout|ws-logs [flags] (-h for flags)")
+	os.Exit(2)
+}
+
+// checkLoopback refuses any target that is not on this machine.
+func checkLoopback(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return fmt.Errorf("target %q: %w", raw, err)
+	}
+	host := u.Hostname()
+	if host == "localhost" {
+		return nil
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+		return nil
+	}
+	return errors.New("target " + raw + " is not a loopback address: load tests only run against this machine")
+}

@@ -1,0 +1,284 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/fasthttp/websocket"
+)
+
+type fanoutConfig struct {
+	URL      string
+	N        int
+	Duration time.Duration
+	PID      int
+	Dialers  int
+	Kind     string
+}
+
+func fanoutFlags(fs *flag.FlagSet) *fanoutConfig {
+	c := new(fanoutConfig)
+	fs.StringVar(&c.URL, "url", "ws://127.0.0.1:8545/ws", "WebSocket endpoint")
+	fs.IntVar(&c.N, "n", 10_000, "subscribers (one connection each)")
+	fs.DurationVar(&c.Duration, "duration", 20*time.Second, "measurement window once everyone is subscribed")
+	fs.IntVar(&c.PID, "pid", 0, "server process id, to report its memory per subscriber")
+	fs.IntVar(&c.Dialers, "dialers", 128, "connections opened concurrently")
+	fs.StringVar(&c.Kind, "kind", "newHeads", "subscription kind")
+	return c
+}
+
+type fanoutReport struct {
+	URL              string    `json:"url"`
+	Subscribers      int       `json:"subscribers"`
+	Connected        int       `json:"connected"`
+	DialFailures     int       `json:"dialFailures"`
+	Dropped          int       `json:"droppedDuringWindow"`
+	Heads            int       `json:"heads"`
+	Undelivered      int       `json:"headsNotDeliveredToAll"`
+	Spread           durations `json:"spread"`
+	ServerRSSBefore  int64     `json:"serverRssBefore,omitempty"`
+	ServerRSSAfter   int64     `json:"serverRssAfter,omitempty"`
+	BytesPerSubscrib int64     `json:"serverBytesPerSubscriber,omitempty"`
+}
+
+func (r fanoutReport) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "ws-fanout %s: %d/%d subscribers connected (%d dial failures, %d dropped in window)\n", r.URL, r.Connected, r.Subscribers, r.DialFailures, r.Dropped)
+	fmt.Fprintf(&b, "heads measured %d, not delivered to every subscriber %d\n", r.Heads, r.Undelivered)
+	fmt.Fprintf(&b, "spread (last minus first delivery of a head): %v\n", r.Spread)
+	if r.ServerRSSAfter > 0 {
+		fmt.Fprintf(&b, "server memory: %.1f MiB before, %.1f MiB with subscribers: %.1f KiB per subscriber\n",
+			float64(r.ServerRSSBefore)/(1<<20), float64(r.ServerRSSAfter)/(1<<20), float64(r.BytesPerSubscrib)/1024)
+	}
+	return b.String()
+}
+
+// arrival is one head seen by one subscriber.
+type arrival struct {
+	number uint64
+	at     time.Time
+}
+
+// subscriber is one connection's record of what it received.
+type subscriber struct {
+	conn     *websocket.Conn
+	arrivals []arrival
+	closed   atomic.Bool
+}
+
+func runFanout(ctx context.Context, cfg fanoutConfig) (fanoutReport, error) {
+	report := fanoutReport{URL: cfg.URL, Subscribers: cfg.N}
+	if err := checkLoopback(cfg.URL); err != nil {
+		return report, err
+	}
+	if cfg.PID > 0 {
+		report.ServerRSSBefore, _ = rssBytes(cfg.PID)
+	}
+	subs, failures := dialAll(ctx, cfg)
+	report.DialFailures = failures
+	report.Connected = len(subs)
+	defer func() {
+		for _, s := range subs {
+			s.conn.Close()
+		}
+	}()
+	var recording atomic.Bool
+	var wg sync.WaitGroup
+	for _, s := range subs {
+		wg.Add(1)
+		go func() { defer wg.Done(); s.read(&recording) }()
+	}
+	time.Sleep(2 * time.Second) // let the server settle with every subscriber idle
+	if cfg.PID > 0 {
+		report.ServerRSSAfter, _ = rssBytes(cfg.PID)
+		if len(subs) > 0 {
+			report.BytesPerSubscrib = (report.ServerRSSAfter - report.ServerRSSBefore) / int64(len(subs))
+		}
+	}
+	start := time.Now()
+	recording.Store(true)
+	select {
+	case <-time.After(cfg.Duration):
+	case <-ctx.Done():
+	}
+	recording.Store(false)
+	end := time.Now()
+	for _, s := range subs {
+		s.conn.Close()
+	}
+	wg.Wait()
+	for _, s := range subs {
+		if s.closed.Load() {
+			report.Dropped++
+		}
+	}
+	report.Heads, report.Undelivered, report.Spread = spreads(subs, start.Add(time.Second), end.Add(-time.Second), len(subs))
+	return report, nil
+}
+
+// dialAll opens cfg.N subscribed connections, cfg.Dialers at a time.
+func dialAll(ctx context.Context, cfg fanoutConfig) ([]*subscriber, int) {
+	var (
+		mu       sync.Mutex
+		subs     []*subscriber
+		failures int
+		wg       sync.WaitGroup
+		next     atomic.Int64
+	)
+	dialer := &websocket.Dialer{ReadBufferSize: 2048, WriteBufferSize: 512, HandshakeTimeout: 10 * time.Second}
+	request := []byte(`{"jsonrpc":"2.0","id":1,"method":"eth_subscribe","params":["` + cfg.Kind + `"]}`)
+	for w := 0; w < cfg.Dialers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for next.Add(1) <= int64(cfg.N) && ctx.Err() == nil {
+				s, err := subscribe(dialer, cfg.URL, request)
+				mu.Lock()
+				if err != nil {
+					failures++
+				} else {
+					subs = append(subs, s)
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	return subs, failures
+}
+
+func subscribe(dialer *websocket.Dialer, url string, request []byte) (*subscriber, error) {
+	conn, _, err := dialer.Dial(url, nil)
+	if err != nil {
+		return nil, err
+	}
+	if err := conn.WriteMessage(websocket.TextMessage, request); err != nil {
+		conn.Close()
+		return nil, err
+	}
+	conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	for {
+		_, msg, err := conn.ReadMessage()
+		if err != nil {
+			conn.Close()
+			return nil, err
+		}
+		if bytes.Contains(msg, []byte(`"id":1`)) {
+			if !bytes.Contains(msg, []byte(`"result"`)) {
+				conn.Close()
+				return nil, fmt.Errorf("subscribe: %s", msg)
+			}
+			conn.SetReadDeadline(time.Time{})
+			return &subscriber{conn: conn}, nil
+		}
+	}
+}
+
+var numberKey = []byte(`"number":"0x`)
+
+// read records the block number and arrival time of each notification.
+// It reads into one reused buffer: the probe must cost less than the
+// server it measures.
+func (s *subscriber) read(recording *atomic.Bool) {
+	buf := make([]byte, 0, 2048)
+	for {
+		_, r, err := s.conn.NextReader()
+		if err == nil {
+			buf, err = readAll(r, buf[:0])
+		}
+		if err != nil {
+			if recording.Load() {
+				s.closed.Store(true)
+			}
+			return
+		}
+		if !recording.Load() {
+			continue
+		}
+		if n, ok := parseNumber(buf); ok {
+			s.arrivals = append(s.arrivals, arrival{number: n, at: time.Now()})
+		}
+	}
+}
+
+func readAll(r io.Reader, buf []byte) ([]byte, error) {
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return buf, err
+		}
+	}
+}
+
+func parseNumber(msg []byte) (uint64, bool) {
+	i := bytes.Index(msg, numberKey)
+	if i < 0 {
+		return 0, false
+	}
+	var n uint64
+	for _, c := range msg[i+len(numberKey):] {
+		switch {
+		case c >= '0' && c <= '9':
+			n = n<<4 | uint64(c-'0')
+		case c >= 'a' && c <= 'f':
+			n = n<<4 | uint64(c-'a'+10)
+		case c == '"':
+			return n, true
+		default:
+			return 0, false
+		}
+	}
+	return 0, false
+}
+
+// spreads aggregates per head: the heads first seen inside [from, to] are
+// measured, so every subscriber had the whole head's time to receive it.
+func spreads(subs []*subscriber, from, to time.Time, want int) (heads, undelivered int, spread durations) {
+	type agg struct {
+		first, last time.Time
+		count       int
+	}
+	all := map[uint64]*agg{}
+	for _, s := range subs {
+		for _, a := range s.arrivals {
+			g := all[a.number]
+			if g == nil {
+				g = &agg{first: a.at, last: a.at}
+				all[a.number] = g
+			}
+			if a.at.Before(g.first) {
+				g.first = a.at
+			}
+			if a.at.After(g.last) {
+				g.last = a.at
+			}
+			g.count++
+		}
+	}
+	var sample []time.Duration
+	for _, g := range all {
+		if g.first.Before(from) || g.first.After(to) {
+			continue
+		}
+		heads++
+		if g.count < want {
+			undelivered++
+		}
+		sample = append(sample, g.last.Sub(g.first))
+	}
+	return heads, undelivered, summarize(sample)
+}
