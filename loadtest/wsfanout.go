@@ -21,6 +21,8 @@ type fanoutConfig struct {
 	PID      int
 	Dialers  int
 	Kind     string
+	// params overrides the eth_subscribe params (raw JSON array).
+	params string
 }
 
 func fanoutFlags(fs *flag.FlagSet) *fanoutConfig {
@@ -133,7 +135,11 @@ func dialAll(ctx context.Context, cfg fanoutConfig) ([]*subscriber, int) {
 		next     atomic.Int64
 	)
 	dialer := &websocket.Dialer{ReadBufferSize: 2048, WriteBufferSize: 512, HandshakeTimeout: 10 * time.Second}
-	request := []byte(`{"jsonrpc":"2.0","id":1,"method":"eth_subscribe","params":["` + cfg.Kind + `"]}`)
+	params := cfg.params
+	if params == "" {
+		params = `["` + cfg.Kind + `"]`
+	}
+	request := []byte(`{"jsonrpc":"2.0","id":1,"method":"eth_subscribe","params":` + params + `}`)
 	for w := 0; w < cfg.Dialers; w++ {
 		wg.Add(1)
 		go func() {

@@ -1,10 +1,26 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"crypto/ecdsa"
+	"encoding/binary"
+	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
+	"math/big"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/params"
 )
 
 type logsConfig struct {
@@ -12,6 +28,7 @@ type logsConfig struct {
 	N        int
 	Duration time.Duration
 	Rate     int
+	Kind     string
 }
 
 func logsFlags(fs *flag.FlagSet) *logsConfig {
@@ -21,9 +38,247 @@ func logsFlags(fs *flag.FlagSet) *logsConfig {
 	fs.IntVar(&c.N, "n", 1000, "logs subscribers")
 	fs.DurationVar(&c.Duration, "duration", 20*time.Second, "flood duration")
 	fs.IntVar(&c.Rate, "rate", 200, "transactions per second")
+	fs.StringVar(&c.Kind, "kind", "logs", "subscription kind: logs (sealed) or pendingLogs (pre-confirmed)")
 	return c
 }
 
-func runLogs(ctx context.Context, cfg logsConfig) (any, error) {
-	return nil, fmt.Errorf("ws-logs: not implemented yet")
+type logsReport struct {
+	Kind         string    `json:"kind"`
+	Subscribers  int       `json:"subscribers"`
+	Sent         int       `json:"sent"`
+	Rejected     int       `json:"rejected"`
+	Logs         int       `json:"logsSeen"`
+	Undelivered  int       `json:"logsNotDeliveredToAll"`
+	Dropped      int       `json:"subscribersDropped"`
+	DialFailures int       `json:"dialFailures"`
+	Spread       durations `json:"spread"`
+	SendToFirst  durations `json:"sendToFirstDelivery"`
+}
+
+func (r logsReport) String() string {
+	return fmt.Sprintf("ws-logs (%s): %d subscribers, %d transactions sent (%d rejected), %d logs seen, %d not delivered to every subscriber, %d subscribers dropped\nspread: %v\nsend to first delivery: %v",
+		r.Kind, r.Subscribers, r.Sent, r.Rejected, r.Logs, r.Undelivered, r.Dropped, r.Spread, r.SendToFirst)
+}
+
+// devKeys are the first standard development keys (the flood's senders).
+var devKeys = []string{
+	"ac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80",
+	"59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d",
+	"5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a",
+	"7c852118294e51e653712a81e05800f419141751be58f605c371e15141b007a6",
+	"47e179ec197488593b187f80a00eb0da91f1b9d0b13f8733639f19c30a34926a",
+	"8b3a350cf5c34c9194ca85829a2df0ec3153be0318b5e2d3348e872092edffba",
+	"92db14e403b83dfe3df233f83dfa3a0d7096f21ca9b0d6d6b8d88b2b4ec1564e",
+	"4bbbf85ce3377467afe5d46f804f221813b2bb87f24d81f60f1fcdbf7cbf4356",
+}
+
+// logEmitter's runtime emits LOG1(topic) with its calldata as data.
+func logEmitter() []byte {
+	runtime := hexutil.MustDecode("0x366000600037" + "7f" + strings.Repeat("ab", 32) + "366000a100")
+	n := byte(len(runtime))
+	return append([]byte{0x60, n, 0x60, 0x0c, 0x60, 0x00, 0x39, 0x60, n, 0x60, 0x00, 0xf3}, runtime...)
+}
+
+// rpcClient is a minimal JSON-RPC client for the flood.
+type rpcClient struct {
+	url  string
+	http *http.Client
+}
+
+func (c *rpcClient) call(method string, result any, params ...any) error {
+	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
+	resp, err := c.http.Post(c.url, "application/json", bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	data, _ := io.ReadAll(resp.Body)
+	var env struct {
+		Result json.RawMessage           `json:"result"`
+		Error  *struct{ Message string } `json:"error"`
+	}
+	if err := json.Unmarshal(data, &env); err != nil {
+		return fmt.Errorf("%s: %s", method, data)
+	}
+	if env.Error != nil {
+		return fmt.Errorf("%s: %s", method, env.Error.Message)
+	}
+	if result != nil {
+		return json.Unmarshal(env.Result, result)
+	}
+	return nil
+}
+
+type sender struct {
+	key   *ecdsa.PrivateKey
+	nonce uint64
+}
+
+func runLogs(ctx context.Context, cfg logsConfig) (logsReport, error) {
+	report := logsReport{Kind: cfg.Kind, Subscribers: cfg.N}
+	for _, u := range []string{cfg.URL, cfg.RPC} {
+		if err := checkLoopback(u); err != nil {
+			return report, err
+		}
+	}
+	client := &rpcClient{url: cfg.RPC, http: &http.Client{Timeout: 10 * time.Second}}
+	var chainID hexutil.Big
+	if err := client.call("eth_chainId", &chainID); err != nil {
+		return report, err
+	}
+	signer := types.LatestSignerForChainID(chainID.ToInt())
+	senders := make([]*sender, len(devKeys))
+	for i, k := range devKeys {
+		key, _ := crypto.HexToECDSA(k)
+		var nonce hexutil.Uint64
+		if err := client.call("eth_getTransactionCount", &nonce, crypto.PubkeyToAddress(key.PublicKey), "pending"); err != nil {
+			return report, err
+		}
+		senders[i] = &sender{key: key, nonce: uint64(nonce)}
+	}
+	send := func(s *sender, to *common.Address, data []byte, gas uint64) (common.Hash, error) {
+		tx, _ := types.SignNewTx(s.key, signer, &types.DynamicFeeTx{ChainID: chainID.ToInt(), Nonce: s.nonce,
+			GasTipCap: big.NewInt(params.GWei), GasFeeCap: big.NewInt(100 * params.GWei), Gas: gas, To: to, Data: data, Value: new(big.Int)})
+		raw, _ := tx.MarshalBinary()
+		var hash common.Hash
+		err := client.call("eth_sendRawTransaction", &hash, hexutil.Bytes(raw))
+		if err == nil {
+			s.nonce++
+		}
+		return hash, err
+	}
+	deploy, err := send(senders[0], nil, logEmitter(), 200_000)
+	if err != nil {
+		return report, fmt.Errorf("deploy: %w", err)
+	}
+	contract, err := waitContract(ctx, client, deploy)
+	if err != nil {
+		return report, err
+	}
+
+	subs, failures := dialAll(ctx, fanoutConfig{URL: cfg.URL, N: cfg.N, Dialers: 64,
+		params: `["` + cfg.Kind + `",{"address":"` + contract.Hex() + `"}]`})
+	report.DialFailures = failures
+	defer func() {
+		for _, s := range subs {
+			s.conn.Close()
+		}
+	}()
+	var recording atomic.Bool
+	recording.Store(true)
+	seqs := make([]map[uint64]time.Time, len(subs))
+	var wg sync.WaitGroup
+	for i, s := range subs {
+		seqs[i] = map[uint64]time.Time{}
+		wg.Add(1)
+		go func() { defer wg.Done(); s.readLogs(&recording, seqs[i]) }()
+	}
+	time.Sleep(time.Second)
+
+	sent := map[uint64]time.Time{}
+	interval := time.Second / time.Duration(max(1, cfg.Rate))
+	ticker := time.NewTicker(interval)
+	end := time.Now().Add(cfg.Duration)
+	var seq uint64
+	for time.Now().Before(end) && ctx.Err() == nil {
+		<-ticker.C
+		seq++
+		data := binary.BigEndian.AppendUint64(nil, seq)
+		s := senders[1+int(seq)%(len(senders)-1)]
+		at := time.Now()
+		if _, err := send(s, &contract, data, 60_000); err != nil {
+			report.Rejected++
+			continue
+		}
+		sent[seq] = at
+		report.Sent++
+	}
+	ticker.Stop()
+	time.Sleep(3 * time.Second) // let the last blocks seal and deliver
+	recording.Store(false)
+	for _, s := range subs {
+		s.conn.Close()
+	}
+	wg.Wait()
+	report.Logs, report.Undelivered, report.Spread, report.SendToFirst = logSpreads(sent, seqs)
+	for _, s := range subs {
+		if s.closed.Load() {
+			report.Dropped++
+		}
+	}
+	return report, nil
+}
+
+func waitContract(ctx context.Context, client *rpcClient, hash common.Hash) (common.Address, error) {
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) && ctx.Err() == nil {
+		var receipt struct {
+			ContractAddress *common.Address `json:"contractAddress"`
+		}
+		if err := client.call("eth_getTransactionReceipt", &receipt, hash); err == nil && receipt.ContractAddress != nil {
+			return *receipt.ContractAddress, nil
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return common.Address{}, fmt.Errorf("contract deployment %s not mined", hash)
+}
+
+var dataKey = []byte(`"data":"0x`)
+
+// readLogs records, per sequence number carried in the log data, when it arrived.
+func (s *subscriber) readLogs(recording *atomic.Bool, seen map[uint64]time.Time) {
+	for {
+		_, msg, err := s.conn.ReadMessage()
+		if err != nil {
+			if recording.Load() {
+				s.closed.Store(true)
+			}
+			return
+		}
+		i := bytes.Index(msg, dataKey)
+		if i < 0 || len(msg) < i+len(dataKey)+16 {
+			continue
+		}
+		raw, err := hexutil.Decode("0x" + string(msg[i+len(dataKey):i+len(dataKey)+16]))
+		if err != nil {
+			continue
+		}
+		if seq := binary.BigEndian.Uint64(raw); recording.Load() {
+			if _, dup := seen[seq]; !dup {
+				seen[seq] = time.Now()
+			}
+		}
+	}
+}
+
+func logSpreads(sent map[uint64]time.Time, seen []map[uint64]time.Time) (logs, undelivered int, spread, sendToFirst durations) {
+	var spreads, firsts []time.Duration
+	for seq, at := range sent {
+		var first, last time.Time
+		count := 0
+		for _, m := range seen {
+			t, ok := m[seq]
+			if !ok {
+				continue
+			}
+			count++
+			if first.IsZero() || t.Before(first) {
+				first = t
+			}
+			if t.After(last) {
+				last = t
+			}
+		}
+		if count == 0 {
+			undelivered++
+			continue
+		}
+		logs++
+		if count < len(seen) {
+			undelivered++
+		}
+		spreads = append(spreads, last.Sub(first))
+		firsts = append(firsts, first.Sub(at))
+	}
+	return logs, undelivered, summarize(spreads), summarize(firsts)
 }
