@@ -1,4 +1,5 @@
-# stocknode: see README.md. Every target works on a machine with only Go.
+# stocknode: see README.md. Every target works on a machine with only Go;
+# `make test` installs what the client tests need (Node.js packages).
 GO      ?= go
 BIN     := bin/stocknode
 DATADIR ?= ./stocknode-data
@@ -22,6 +23,7 @@ vet:
 
 ## test: every test, with the race detector.
 test: vet
+	bash scripts/ensure-node.sh
 	cd e2e && npm ci --no-audit --no-fund
 	$(GO) test -race -count=1 -timeout 20m ./...
 

@@ -131,6 +131,7 @@ func apiFlags(fs *flag.FlagSet, cfg *node.Config) *apiFlagValues {
 	fs.IntVar(&cfg.RPC.BatchResponseLimit, "rpc.batch-response-max-size", cfg.RPC.BatchResponseLimit, "most bytes in one batch response")
 	fs.Uint64Var(&cfg.RPC.GasCap, "rpc.gascap", cfg.RPC.GasCap, "gas cap of eth_call and eth_estimateGas (the default gas)")
 	fs.DurationVar(&cfg.RPC.EVMTimeout, "rpc.evmtimeout", cfg.RPC.EVMTimeout, "time limit of one eth_call")
+	fs.BoolVar(&cfg.RPC.AllowUnprotectedTxs, "rpc.allow-unprotected-txs", false, "accept transactions signed without a chain ID (pre-EIP-155)")
 	fs.Uint64Var(&cfg.RPC.LogsBlockRange, "rpc.logs.maxrange", cfg.RPC.LogsBlockRange, "largest block range of eth_getLogs")
 	fs.IntVar(&cfg.Calls.Workers, "rpc.call.workers", 0, "eth_call workers (default 4 per CPU)")
 	fs.IntVar(&cfg.Calls.Queue, "rpc.call.queue", 0, "eth_calls that may wait for a worker before -32005 (default 1024)")

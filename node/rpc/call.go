@@ -8,7 +8,6 @@ import (
 	"math/big"
 	"time"
 
-	"github.com/ethereum/go-ethereum/accounts/abi"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core"
 	"github.com/ethereum/go-ethereum/core/state"
@@ -214,14 +213,13 @@ func ethCall(s *Server, r *request) error {
 }
 
 // revertError is the spec's answer to a reverted call: -32000 "execution
-// reverted", with ": reason" when the data decodes as Error(string), and the
-// revert bytes as data.
+// reverted" with the revert bytes as data. The reason is not appended to
+// the message (as geth does under code 3): with -32000, viem decodes the
+// revert data (reason, custom error) only when the message is exactly
+// "execution reverted", while ethers, ethclient and Foundry decode the data
+// whatever the message says.
 func revertError(data []byte) *codec.Error {
-	msg := vm.ErrExecutionReverted.Error()
-	if reason, err := abi.UnpackRevert(data); err == nil {
-		msg += ": " + reason
-	}
-	return &codec.Error{Code: codec.CodeServer, Message: msg, Data: codec.AppendBytes(nil, data)}
+	return &codec.Error{Code: codec.CodeServer, Message: vm.ErrExecutionReverted.Error(), Data: codec.AppendBytes(nil, data)}
 }
 
 func ethEstimateGas(s *Server, r *request) error {

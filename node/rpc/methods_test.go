@@ -1,14 +1,18 @@
 package rpc
 
 import (
+	"encoding/json"
 	"math/big"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/ethereum/go-ethereum/accounts/abi"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/params"
 )
 
 func bigOf(t *testing.T, s string) *big.Int {
@@ -89,11 +93,15 @@ func TestCallCodeStorageAndReverts(t *testing.T) {
 	// A revert with a reason: -32000, the reason, and the revert data.
 	target := common.HexToAddress("0x00000000000000000000000000000000000000cd")
 	resp := n.call("eth_call", map[string]any{"to": target}, "latest", map[string]any{target.Hex(): map[string]any{"code": hexutil.Encode(revertRuntime)}})
-	if resp.Error == nil || resp.Error.Code != -32000 || resp.Error.Message != "execution reverted: nope" {
+	if resp.Error == nil || resp.Error.Code != -32000 || resp.Error.Message != "execution reverted" {
 		t.Fatalf("revert: %+v", resp.Error)
 	}
-	if want := `"0x08c379a0`; !strings.HasPrefix(string(resp.Error.Data), want) {
-		t.Fatalf("revert data = %s", resp.Error.Data)
+	var data hexutil.Bytes
+	if err := json.Unmarshal(resp.Error.Data, &data); err != nil {
+		t.Fatalf("revert data %s: %v", resp.Error.Data, err)
+	}
+	if reason, err := abi.UnpackRevert(data); err != nil || reason != "nope" {
+		t.Fatalf("revert data %s decodes to %q, %v", resp.Error.Data, reason, err)
 	}
 	// State override of a balance, and storage reads.
 	var bal string
@@ -113,7 +121,7 @@ func TestCallCodeStorageAndReverts(t *testing.T) {
 	if gas != "0x5208" {
 		t.Fatalf("estimateGas(transfer) = %s", gas)
 	}
-	if resp := n.call("eth_estimateGas", map[string]any{"to": target}, "latest", map[string]any{target.Hex(): map[string]any{"code": hexutil.Encode(revertRuntime)}}); resp.Error == nil || resp.Error.Message != "execution reverted: nope" {
+	if resp := n.call("eth_estimateGas", map[string]any{"to": target}, "latest", map[string]any{target.Hex(): map[string]any{"code": hexutil.Encode(revertRuntime)}}); resp.Error == nil || resp.Error.Message != "execution reverted" || len(resp.Error.Data) == 0 {
 		t.Fatalf("estimateGas(revert) = %+v", resp.Error)
 	}
 	var al map[string]any
@@ -129,16 +137,25 @@ func TestBlocksTransactionsReceiptsLogs(t *testing.T) {
 	contract := common.HexToAddress(n.waitSealed(hash)["contractAddress"].(string))
 
 	logTx := n.send(3, &contract, new(big.Int), 100_000, []byte{0xbe, 0xef})
-	// Pre-confirmed: transaction, receipt and log visible through pending.
+	// Pre-confirmed: the receipt and log are visible through the pending
+	// block; by hash the transaction has no block and no receipt yet.
 	var tx map[string]any
+	var pendingReceipts []map[string]any
 	waitFor(t, "pre-confirmed receipt", func() bool {
-		var r map[string]any
-		n.result(&r, "eth_getTransactionReceipt", logTx)
-		return r != nil
+		n.result(&pendingReceipts, "eth_getBlockReceipts", "pending")
+		return len(pendingReceipts) == 1
 	})
+	if pendingReceipts[0]["transactionHash"] != logTx.Hex() || len(pendingReceipts[0]["logs"].([]any)) != 1 {
+		t.Fatalf("pending receipts = %v", pendingReceipts)
+	}
+	var early map[string]any
+	n.result(&early, "eth_getTransactionReceipt", logTx)
 	n.result(&tx, "eth_getTransactionByHash", logTx)
 	if tx["hash"] != logTx.Hex() || tx["from"] != strings.ToLower(n.addr(3).Hex()) {
 		t.Fatalf("tx = %v", tx)
+	}
+	if early == nil && tx["blockHash"] != nil {
+		t.Fatalf("a transaction without receipt names block %v", tx["blockHash"])
 	}
 	var pendingLogs []map[string]any
 	n.result(&pendingLogs, "eth_getLogs", map[string]any{"fromBlock": "pending", "toBlock": "pending", "address": contract})
@@ -233,6 +250,19 @@ func TestSendRawTransactionErrors(t *testing.T) {
 	n := newTestNode(t, 0, 0)
 	if resp := n.call("eth_sendRawTransaction", "0x02c0"); resp.Error == nil || !strings.Contains(resp.Error.Message, "decode transaction") {
 		t.Fatalf("garbage tx: %+v", resp.Error)
+	}
+	to := common.Address{1}
+	tx, err := types.SignNewTx(n.keys[0], types.HomesteadSigner{}, &types.LegacyTx{Nonce: 0, GasPrice: big.NewInt(10 * params.GWei), Gas: 21000, To: &to, Value: big.NewInt(1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := tx.MarshalBinary()
+	if resp := n.call("eth_sendRawTransaction", hexutil.Bytes(raw)); resp.Error == nil || resp.Error.Message != "only replay-protected (EIP-155) transactions allowed over RPC" {
+		t.Fatalf("unprotected tx: %+v", resp.Error)
+	}
+	n.srv.cfg.AllowUnprotectedTxs = true
+	if resp := n.call("eth_sendRawTransaction", hexutil.Bytes(raw)); resp.Error != nil {
+		t.Fatalf("unprotected tx with the flag: %+v", resp.Error)
 	}
 }
 

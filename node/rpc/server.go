@@ -33,6 +33,8 @@ type Config struct {
 	FilterTimeout time.Duration
 	// ClientVersion is what web3_clientVersion answers.
 	ClientVersion string
+	// AllowUnprotectedTxs accepts transactions signed without a chain ID.
+	AllowUnprotectedTxs bool
 }
 
 // DefaultConfig returns geth's defaults.

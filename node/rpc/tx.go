@@ -2,6 +2,7 @@ package rpc
 
 import (
 	"errors"
+	"fmt"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
@@ -9,23 +10,31 @@ import (
 	"github.com/stocknode/stocknode/codec"
 )
 
-// txLocation is where a transaction is: pre-confirmed in the pending block,
-// in a sealed block, or only pooled (block nil).
+// txLocation is where a transaction is: in a sealed block, or not yet
+// (block nil: pre-confirmed or pooled).
 type txLocation struct {
-	tx      *types.Transaction
-	block   *types.Block // nil for a pooled transaction
-	index   int
-	pending bool
+	tx    *types.Transaction
+	block *types.Block
+	index int
 }
 
 // errTxIndexing is geth's answer while the transaction index is being built.
 var errTxIndexing = errors.New("transaction indexing is in progress")
 
 // findTx looks a transaction up as of the request's snapshot.
+//
+// A pre-confirmed transaction answers like a pooled one (no block fields,
+// no receipt) until its block is sealed: wallets and libraries (ethers'
+// tx.wait, viem's waitForTransactionReceipt, ethclient's WaitMined) take a
+// receipt to mean "in a block that latest reads see", and a pre-confirmed
+// block has no final hash yet. Its transactions and receipts are served
+// through the pending block: eth_getBlockByNumber("pending"),
+// eth_getBlockReceipts("pending"), eth_getLogs and the pendingLogs and
+// newFlashblocks subscriptions.
 func (s *Server) findTx(r *request, hash common.Hash) (txLocation, bool, error) {
-	for i, tx := range r.snap.Pending.Transactions {
+	for _, tx := range r.snap.Pending.Transactions {
 		if tx.Hash() == hash {
-			return txLocation{tx: tx, block: pendingBlock(r.snap.Pending), index: i, pending: true}, true, nil
+			return txLocation{tx: tx}, true, nil
 		}
 	}
 	bc := s.b.Chain.BlockChain()
@@ -77,14 +86,9 @@ func ethGetTransactionReceipt(s *Server, r *request) error {
 		return err
 	}
 	b := loc.block
-	var receipt *types.Receipt
-	if loc.pending {
-		receipt = r.snap.Pending.Receipts[loc.index]
-	} else {
-		receipt, err = s.b.Chain.BlockChain().GetCanonicalReceipt(loc.tx, b.Hash(), b.NumberU64(), uint64(loc.index))
-		if err != nil {
-			return err
-		}
+	receipt, err := s.b.Chain.BlockChain().GetCanonicalReceipt(loc.tx, b.Hash(), b.NumberU64(), uint64(loc.index))
+	if err != nil {
+		return err
 	}
 	signer := types.MakeSigner(s.b.Chain.Config(), b.Number(), b.Time())
 	return r.writeJSON(marshalReceipt(receipt, b.Hash(), b.NumberU64(), signer, loc.tx, loc.index))
@@ -102,10 +106,20 @@ func ethSendRawTransaction(s *Server, r *request) error {
 	if err != nil {
 		return argError(0, err)
 	}
-	hash, err := s.b.Pool.AddRaw(data)
-	if err != nil {
+	tx := new(types.Transaction)
+	if err := tx.UnmarshalBinary(data); err != nil {
+		return fmt.Errorf("decode transaction: %w", err)
+	}
+	// As geth: the development keys are public, so a transaction signed
+	// without a chain ID could be replayed on every chain that funds them.
+	if !tx.Protected() && !s.cfg.AllowUnprotectedTxs {
+		return errUnprotectedTx
+	}
+	if err := s.b.Pool.Add(tx); err != nil {
 		return err
 	}
-	r.out = codec.AppendHash(r.out, hash)
+	r.out = codec.AppendHash(r.out, tx.Hash())
 	return nil
 }
+
+var errUnprotectedTx = errors.New("only replay-protected (EIP-155) transactions allowed over RPC")

@@ -1,0 +1,202 @@
+package e2e
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// TestJavaScriptClients runs the ethers v6 and viem suites (js/*.test.mjs,
+// Node's built-in test runner) against one node with 1 s blocks and 100 ms
+// pre-confirmations, so that pending visibly leads latest. Each file is a
+// subtest and each JavaScript test a subtest of it, so `go test` names the
+// failing JavaScript test and prints its assertion; the full output of a
+// failing file is logged too.
+//
+// Needs Node.js 20 or newer and npm; the packages (e2e/package-lock.json)
+// are installed with `npm ci` when e2e/node_modules lacks them.
+func TestJavaScriptClients(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the ethers/viem suite runs without -short")
+	}
+	nodeBin, err := exec.LookPath("node")
+	if err != nil {
+		t.Fatal("the ethers/viem suite needs Node.js 20 or newer on PATH (and npm to install its packages): ", err)
+	}
+	checkNodeVersion(t, nodeBin)
+	ensurePackages(t)
+
+	n := startNode(t, "--block-time", "1s", "--preconf-interval", "100ms")
+	files, err := filepath.Glob(filepath.Join("js", "*.test.mjs"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no js/*.test.mjs files (%v)", err)
+	}
+	for _, file := range files {
+		name := strings.TrimSuffix(filepath.Base(file), ".test.mjs")
+		t.Run(name, func(t *testing.T) {
+			t.Parallel() // the suites use different dev keys
+			runJSFile(t, nodeBin, file, n.URL)
+		})
+	}
+}
+
+// runJSFile runs one test file and turns its TAP report into subtests.
+func runJSFile(t *testing.T, nodeBin, file, rpcURL string) {
+	tap := filepath.Join(t.TempDir(), "report.tap")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, nodeBin, "--test", "--test-timeout=60000",
+		"--test-reporter=spec", "--test-reporter-destination=stdout",
+		"--test-reporter=tap", "--test-reporter-destination="+tap,
+		file)
+	cmd.Env = append(os.Environ(), "STOCKNODE_RPC="+rpcURL, "NO_COLOR=1")
+	cmd.WaitDelay = 5 * time.Second
+	start := time.Now()
+	out, runErr := cmd.CombinedOutput()
+	t.Logf("node --test %s: %v", file, time.Since(start).Round(10*time.Millisecond))
+
+	report, _ := os.ReadFile(tap)
+	results := parseTAP(report)
+	failed := false
+	for _, r := range results {
+		t.Run(r.name, func(t *testing.T) {
+			switch {
+			case r.skip != "":
+				t.Skip(r.skip)
+			case !r.ok:
+				t.Errorf("%s failed:\n%s", r.name, r.diag)
+			}
+		})
+		failed = failed || !r.ok
+	}
+	switch {
+	case ctx.Err() != nil:
+		t.Errorf("node --test %s did not finish within 2 minutes; output:\n%s", file, out)
+	case runErr != nil && !failed:
+		t.Errorf("node --test %s: %v, with no failing test in its report; output:\n%s", file, runErr, out)
+	case runErr == nil && failed:
+		t.Errorf("node --test %s exited 0 although its report has failures", file)
+	case len(results) == 0:
+		t.Errorf("node --test %s reported no tests; output:\n%s", file, out)
+	case failed:
+		t.Logf("output of node --test %s:\n%s", file, out)
+	}
+}
+
+type tapResult struct {
+	name, skip, diag string
+	ok               bool
+}
+
+var tapLine = regexp.MustCompile(`^(not ok|ok) \d+ - (.*?)(?: # (SKIP|TODO)\b ?(.*))?$`)
+
+// parseTAP reads the top-level results of Node's TAP reporter (subtests
+// are indented) and each failure's YAML diagnostics.
+func parseTAP(report []byte) []tapResult {
+	var results []tapResult
+	scanner := bufio.NewScanner(bytes.NewReader(report))
+	scanner.Buffer(make([]byte, 64*1024), 4*1024*1024)
+	inDiag := false
+	for scanner.Scan() {
+		line := scanner.Text()
+		if m := tapLine.FindStringSubmatch(line); m != nil {
+			r := tapResult{name: strings.ReplaceAll(m[2], `\#`, "#"), ok: m[1] == "ok"}
+			if m[3] == "SKIP" {
+				r.skip = m[4]
+				if r.skip == "" {
+					r.skip = "skipped"
+				}
+			}
+			results = append(results, r)
+			inDiag = false
+			continue
+		}
+		switch {
+		case line == "  ---" && len(results) > 0:
+			inDiag = true
+		case line == "  ..." && inDiag:
+			inDiag = false
+		case inDiag:
+			results[len(results)-1].diag += strings.TrimPrefix(line, "  ") + "\n"
+		}
+	}
+	return results
+}
+
+// checkNodeVersion requires Node.js 20 or newer (node --test with reporters,
+// --test-timeout, fetch).
+func checkNodeVersion(t *testing.T, nodeBin string) {
+	t.Helper()
+	out, err := exec.Command(nodeBin, "--version").Output()
+	if err != nil {
+		t.Fatalf("node --version: %v", err)
+	}
+	var major int
+	if _, err := fmt.Sscanf(strings.TrimSpace(string(out)), "v%d.", &major); err != nil || major < 20 {
+		t.Fatalf("the ethers/viem suite needs Node.js 20 or newer, found %s", strings.TrimSpace(string(out)))
+	}
+}
+
+var packagesOnce sync.Once
+
+// ensurePackages runs `npm ci` in e2e/ unless node_modules already holds the
+// versions package.json pins (make test runs npm ci before go test).
+func ensurePackages(t *testing.T) {
+	t.Helper()
+	var err error
+	packagesOnce.Do(func() {
+		if packagesInstalled() {
+			return
+		}
+		npm, lerr := exec.LookPath("npm")
+		if lerr != nil {
+			err = fmt.Errorf("e2e/node_modules is missing and npm is not on PATH: %w", lerr)
+			return
+		}
+		t.Log("e2e/node_modules missing or stale: running npm ci")
+		cmd := exec.Command(npm, "ci", "--no-audit", "--no-fund")
+		out, cerr := cmd.CombinedOutput()
+		if cerr != nil {
+			err = fmt.Errorf("npm ci in e2e/: %v\n%s", cerr, out)
+			return
+		}
+		if !packagesInstalled() {
+			err = fmt.Errorf("npm ci in e2e/ succeeded but node_modules still lacks the pinned packages:\n%s", out)
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// packagesInstalled reports whether node_modules has every devDependency at
+// the exact version package.json pins.
+func packagesInstalled() bool {
+	var pkg struct {
+		DevDependencies map[string]string `json:"devDependencies"`
+	}
+	raw, err := os.ReadFile("package.json")
+	if err != nil || json.Unmarshal(raw, &pkg) != nil {
+		return false
+	}
+	for name, want := range pkg.DevDependencies {
+		var installed struct {
+			Version string `json:"version"`
+		}
+		raw, err := os.ReadFile(filepath.Join("node_modules", name, "package.json"))
+		if err != nil || json.Unmarshal(raw, &installed) != nil || installed.Version != want {
+			return false
+		}
+	}
+	return true
+}
