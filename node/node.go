@@ -16,6 +16,7 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/stocknode/stocknode/httpserver"
+	"github.com/stocknode/stocknode/metrics"
 	"github.com/stocknode/stocknode/node/chain"
 	"github.com/stocknode/stocknode/node/pending"
 	"github.com/stocknode/stocknode/node/rpc"
@@ -62,6 +63,7 @@ type Node struct {
 	rpc    *rpc.Server
 	http   *httpserver.Server
 	hub    *ws.Hub // nil when the WebSocket endpoint is off
+	reg    *metrics.Registry
 	faucet *ecdsa.PrivateKey
 
 	faucetDerived bool
@@ -126,7 +128,8 @@ func (n *Node) startAPI() error {
 		return err
 	}
 	n.calls = calls
-	n.rpc = rpc.New(n.cfg.RPC, rpc.Backend{Chain: n.chain, Pool: n.pool, Snapshots: n.store, Calls: calls})
+	n.reg = metrics.NewRegistry()
+	n.rpc = rpc.New(n.cfg.RPC, rpc.Backend{Chain: n.chain, Pool: n.pool, Snapshots: n.store, Calls: calls}, n.reg)
 	n.http = httpserver.New(n.cfg.HTTP, n.rpc, n.health)
 	if !n.cfg.WSDisabled {
 		n.hub = ws.New(n.cfg.WS, n.rpc, n.chain, n.log)
@@ -138,8 +141,47 @@ func (n *Node) startAPI() error {
 		calls.Close()
 		return err
 	}
+	n.registerGauges()
 	return nil
 }
+
+// registerGauges exposes the node's state for --metrics.
+func (n *Node) registerGauges() {
+	r := n.reg
+	r.Gauge("chain_head_number", "Number of the latest sealed block.", func() float64 {
+		if snap := n.store.Load(); snap != nil {
+			return float64(snap.Head.NumberU64())
+		}
+		return 0
+	})
+	r.Gauge("chain_head_age_seconds", "Wall-clock age of the latest block's timestamp.", func() float64 {
+		_, age, _ := n.health()
+		return age.Seconds()
+	})
+	r.Gauge("pending_snapshot_age_seconds", "Time since the last pending snapshot was published.", func() float64 {
+		if snap := n.store.Load(); snap != nil {
+			return time.Since(snap.Published).Seconds()
+		}
+		return 0
+	})
+	r.Gauge("pending_transactions", "Transactions in the block being built.", func() float64 {
+		if snap := n.store.Load(); snap != nil {
+			return float64(len(snap.Pending.Transactions))
+		}
+		return 0
+	})
+	r.Gauge(`txpool_transactions{state="executable"}`, "Pooled transactions.", func() float64 { p, _ := n.pool.Stats(); return float64(p) })
+	r.Gauge(`txpool_transactions{state="queued"}`, "Pooled transactions.", func() float64 { _, q := n.pool.Stats(); return float64(q) })
+	r.Gauge("call_pool_running", "eth_call workers busy.", func() float64 { run, _, _ := n.calls.Stats(); return float64(run) })
+	r.Gauge("call_pool_waiting", "eth_calls waiting for a worker.", func() float64 { _, wait, _ := n.calls.Stats(); return float64(wait) })
+	r.Gauge("call_pool_rejected", "eth_calls rejected with -32005 since start.", func() float64 { _, _, rej := n.calls.Stats(); return float64(rej) })
+	r.Gauge("ws_connections", "Open WebSocket connections.", func() float64 { c, _, _ := n.WSStats(); return float64(c) })
+	r.Gauge("ws_subscriptions", "Live eth_subscribe subscriptions.", func() float64 { _, s, _ := n.WSStats(); return float64(s) })
+	r.Gauge("ws_slow_dropped", "WebSocket subscribers closed for falling behind since start.", func() float64 { _, _, d := n.WSStats(); return float64(d) })
+}
+
+// Metrics is the node's metrics registry (served by --metrics).
+func (n *Node) Metrics() *metrics.Registry { return n.reg }
 
 // health reports the head's age; with block production on, a head older
 // than ten block times (at least 5 s: timestamps count seconds) is stale.

@@ -16,6 +16,7 @@ import (
 	gethlog "github.com/ethereum/go-ethereum/log"
 
 	"github.com/stocknode/stocknode/httpserver"
+	"github.com/stocknode/stocknode/metrics"
 	"github.com/stocknode/stocknode/node"
 	"github.com/stocknode/stocknode/node/chain"
 	"github.com/stocknode/stocknode/node/rpc"
@@ -55,8 +56,9 @@ func runNode(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs.DurationVar(&cfg.Sequencer.PreconfInterval, "preconf-interval", 200*time.Millisecond, "time between pre-confirmations (at most --block-time)")
 	fs.Uint64Var(&cfg.TxPool.GlobalSlots, "txpool.globalslots", 0, "executable transactions the pool holds (default geth's 5120)")
 	verbosity := fs.Int("verbosity", 3, "log level: 0 silent, 1 error, 2 warn, 3 info, 4 debug")
-	pprofOn := fs.Bool("pprof", false, "serve Go profiles on --pprof.addr (an admin listener, never the public port)")
-	pprofAddr := fs.String("pprof.addr", "127.0.0.1:6060", "pprof listening address")
+	pprofOn := fs.Bool("pprof", false, "serve Go profiles at /debug/pprof/ on --pprof.addr (an admin listener, never the public port)")
+	metricsOn := fs.Bool("metrics", false, "serve Prometheus metrics at /metrics on --pprof.addr")
+	pprofAddr := fs.String("pprof.addr", "127.0.0.1:6060", "admin listening address (pprof, metrics)")
 	api := apiFlags(fs, &cfg)
 	if err := parse(fs, args); err != nil {
 		return err
@@ -70,14 +72,19 @@ func runNode(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return fmt.Errorf("--preconf-interval %v exceeds --block-time %v", cfg.Sequencer.PreconfInterval, cfg.Sequencer.BlockTime)
 	}
 	log := newLogger(stderr, *verbosity)
-	if *pprofOn {
-		if err := servePprof(ctx, *pprofAddr, log); err != nil {
-			return fmt.Errorf("pprof: %w", err)
-		}
-	}
 	n, err := node.New(cfg, log)
 	if err != nil {
 		return err
+	}
+	if *pprofOn || *metricsOn {
+		var reg *metrics.Registry
+		if *metricsOn {
+			reg = n.Metrics()
+		}
+		if err := serveAdmin(ctx, *pprofAddr, *pprofOn, reg, log); err != nil {
+			n.Close()
+			return fmt.Errorf("admin listener: %w", err)
+		}
 	}
 	if err := printAccounts(stdout, n); err != nil {
 		n.Close()

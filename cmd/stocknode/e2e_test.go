@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -250,4 +251,49 @@ func runOK(t *testing.T, args ...string) string {
 		t.Fatalf("stocknode %v: %v\n%s", args, err, out)
 	}
 	return string(out)
+}
+
+var adminRe = regexp.MustCompile(`msg="Admin listener" url=(http://[0-9.:]+)`)
+
+// --metrics serves Prometheus text and --pprof the Go profiles, on the admin
+// listener only: the public port has neither.
+func TestMetricsAndPprofOnAdminListener(t *testing.T) {
+	p := start(t, "--dev", "--metrics", "--pprof", "--pprof.addr", "127.0.0.1:0", "--block-time", "50ms", "--preconf-interval", "50ms")
+	admin := p.await(adminRe, 30*time.Second)[1]
+	public := p.await(regexp.MustCompile(`msg="JSON-RPC listening" url=(http://[0-9.:]+)`), 10*time.Second)[1]
+	p.await(sealedRe, 10*time.Second)
+	body := httpGet(t, admin+"/metrics")
+	for _, want := range []string{"# TYPE chain_head_number gauge", "rpc_requests_total{method=\"eth_call\",outcome=\"ok\"}", "ws_connections"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("/metrics lacks %q", want)
+		}
+	}
+	if body := httpGet(t, admin+"/debug/pprof/"); !strings.Contains(body, "goroutine") {
+		t.Errorf("/debug/pprof/ index: %.200s", body)
+	}
+	for _, path := range []string{"/metrics", "/debug/pprof/"} {
+		resp, err := http.Get(public + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusNotFound {
+			t.Errorf("public port serves %s: %d", path, resp.StatusCode)
+		}
+	}
+	p.stop(syscall.SIGINT)
+}
+
+func httpGet(t *testing.T, url string) string {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s: %d %s", url, resp.StatusCode, b)
+	}
+	return string(b)
 }

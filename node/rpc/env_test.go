@@ -65,7 +65,7 @@ func newTestNode(t *testing.T, blockTime, preconf time.Duration) *testNode {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); seq.Run(ctx) }()
-	srv := New(DefaultConfig(), Backend{Chain: c, Pool: txs, Snapshots: store, Calls: calls})
+	srv := New(DefaultConfig(), Backend{Chain: c, Pool: txs, Snapshots: store, Calls: calls}, nil)
 	t.Cleanup(func() {
 		cancel()
 		<-done

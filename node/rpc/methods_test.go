@@ -13,6 +13,8 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/params"
+
+	"github.com/stocknode/stocknode/pool"
 )
 
 func bigOf(t *testing.T, s string) *big.Int {
@@ -272,5 +274,55 @@ func TestUnknownTransactionOnFreshChain(t *testing.T) {
 	resp := n.call("eth_getTransactionByHash", "0x"+strings.Repeat("ab", 32))
 	if resp.Error != nil || string(resp.Result) != "null" {
 		t.Fatalf("got %s / %+v", resp.Result, resp.Error)
+	}
+}
+
+// With every eth_call worker busy and the wait list full, a call is
+// answered at once with -32005; the busy ones end at the EVM time limit.
+func TestCallPoolOverload(t *testing.T) {
+	n := newTestNode(t, 0, 0)
+	calls, err := pool.New(pool.Config{Workers: 1, Queue: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer calls.Close()
+	cfg := DefaultConfig()
+	cfg.EVMTimeout = 50 * time.Millisecond // far below what 50M gas of this loop takes
+	b := n.srv.b
+	b.Calls = calls
+	n.srv = New(cfg, b, nil)
+	defer n.srv.Close()
+
+	loop := common.HexToAddress("0x00000000000000000000000000000000000000ee")
+	override := map[string]any{loop.Hex(): map[string]any{"code": "0x5b600056"}} // JUMPDEST PUSH1 0 JUMP
+	type outcome struct {
+		code int
+		msg  string
+	}
+	results := make(chan outcome, 4)
+	for i := 0; i < 4; i++ {
+		go func() {
+			resp := n.call("eth_call", map[string]any{"to": loop}, "latest", override)
+			if resp.Error == nil {
+				results <- outcome{}
+				return
+			}
+			results <- outcome{resp.Error.Code, resp.Error.Message}
+		}()
+		time.Sleep(5 * time.Millisecond)
+	}
+	var limited, timedOut int
+	for i := 0; i < 4; i++ {
+		switch o := <-results; {
+		case o.code == -32005 && o.msg == "request limit exceeded":
+			limited++
+		case o.code == -32000 && strings.Contains(o.msg, "execution aborted (timeout = 50ms)"):
+			timedOut++
+		default:
+			t.Errorf("unexpected outcome %+v", o)
+		}
+	}
+	if limited == 0 || timedOut == 0 {
+		t.Fatalf("%d limited, %d timed out; want both", limited, timedOut)
 	}
 }

@@ -8,7 +8,7 @@ import (
 	"github.com/stocknode/stocknode/codec"
 )
 
-func (s *Server) methodTable() map[string]handler {
+func methodTable() map[string]handler {
 	return map[string]handler{
 		"web3_clientVersion":                      web3ClientVersion,
 		"web3_sha3":                               web3Sha3,

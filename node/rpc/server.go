@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/stocknode/stocknode/codec"
+	"github.com/stocknode/stocknode/metrics"
 	"github.com/stocknode/stocknode/node/chain"
 	"github.com/stocknode/stocknode/node/pending"
 	"github.com/stocknode/stocknode/node/txpool"
@@ -62,9 +63,18 @@ type Backend struct {
 type Server struct {
 	cfg      Config
 	b        Backend
-	methods  map[string]handler
+	methods  map[string]*method
+	unknown  *method // counts requests for methods that do not exist
 	filters  *filterSet
 	requests sync.Pool // *request
+}
+
+// method is a handler with its counters; the map is read-only after New,
+// so a lookup by the request's method bytes neither locks nor allocates.
+type method struct {
+	run      handler
+	ok, fail *metrics.Counter
+	duration *metrics.Histogram
 }
 
 // handler runs one method: it appends the JSON result to r.out or returns an
@@ -84,12 +94,28 @@ type request struct {
 	call  codec.CallArgs // reusable decode buffer for call objects
 }
 
-// New returns a server over b.
-func New(cfg Config, b Backend) *Server {
-	s := &Server{cfg: cfg, b: b, filters: newFilterSet(cfg.FilterTimeout)}
-	s.methods = s.methodTable()
+// New returns a server over b; reg (may be nil) receives its metrics.
+func New(cfg Config, b Backend, reg *metrics.Registry) *Server {
+	if reg == nil {
+		reg = metrics.NewRegistry()
+	}
+	s := &Server{cfg: cfg, b: b, filters: newFilterSet(cfg.FilterTimeout), methods: map[string]*method{}}
+	for name, h := range methodTable() {
+		s.methods[name] = newMethod(reg, name, h)
+	}
+	s.unknown = newMethod(reg, "unknown", nil)
 	s.requests.New = func() any { return new(request) }
 	return s
+}
+
+func newMethod(reg *metrics.Registry, name string, h handler) *method {
+	const help = "JSON-RPC requests by method and outcome."
+	return &method{
+		run:      h,
+		ok:       reg.Counter(`rpc_requests_total{method="`+name+`",outcome="ok"}`, help),
+		fail:     reg.Counter(`rpc_requests_total{method="`+name+`",outcome="error"}`, help),
+		duration: reg.Histogram(`rpc_request_duration_seconds{method="`+name+`"}`, "JSON-RPC request latency by method."),
+	}
 }
 
 // Close stops background work (filter expiry).
@@ -184,25 +210,31 @@ func (s *Server) handleSingle(ctx context.Context, body, dst []byte, ext Extensi
 			return out
 		}
 	}
-	h, ok := s.methods[string(req.Method)]
+	m, ok := s.methods[string(req.Method)]
 	if !ok {
+		s.unknown.fail.Inc()
 		if req.ID == nil {
 			return dst
 		}
 		return codec.AppendError(dst, req.ID, &codec.Error{Code: codec.CodeMethodNotFound,
 			Message: "the method " + string(req.Method) + " does not exist/is not available"})
 	}
+	start := time.Now()
+	defer func() { m.duration.Observe(time.Since(start)) }()
 	r := s.requests.Get().(*request)
 	defer s.release(r)
 	r.ctx, r.snap = ctx, s.b.Snapshots.Load()
 	if err := r.splitArgs(req.Params); err != nil {
+		m.fail.Inc()
 		return codec.AppendError(dst, req.ID, invalidParams(err))
 	}
 	r.out = codec.AppendResultStart(dst, req.ID)
 	mark := len(r.out)
-	if err := h(s, r); err != nil {
+	if err := m.run(s, r); err != nil {
+		m.fail.Inc()
 		return codec.AppendError(r.out[:len(dst)], req.ID, toError(err))
 	}
+	m.ok.Inc()
 	if len(r.out) == mark {
 		r.out = append(r.out, "null"...)
 	}
