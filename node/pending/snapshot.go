@@ -31,6 +31,9 @@ type Snapshot struct {
 	// Head is the latest sealed block (also safe and finalized: a single
 	// sequencer never reorgs).
 	Head *types.Block
+	// HeadHeader is Head's header, shared: readers must not modify it
+	// (types.Block.Header copies on every call).
+	HeadHeader *types.Header
 	// Pending is the block being built on Head.
 	Pending *Block
 	// Published is when the snapshot was made.
@@ -47,6 +50,7 @@ func New(seq uint64, head *types.Block, pending *Block, db state.Database, headR
 	return &Snapshot{
 		Seq:           seq,
 		Head:          head,
+		HeadHeader:    head.Header(),
 		Pending:       pending,
 		Published:     time.Now(),
 		db:            db,

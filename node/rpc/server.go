@@ -92,6 +92,7 @@ type request struct {
 	nargs int
 	out   []byte
 	call  codec.CallArgs // reusable decode buffer for call objects
+	req   codec.Request
 }
 
 // New returns a server over b; reg (may be nil) receives its metrics.
@@ -201,12 +202,16 @@ func (s *Server) appendTooLarge(dst, elem []byte) []byte {
 }
 
 func (s *Server) handleSingle(ctx context.Context, body, dst []byte, ext Extension) []byte {
-	var req codec.Request
-	if cerr := codec.ScanRequest(body, &req); cerr != nil {
+	// The envelope lives in the pooled request: a local would escape
+	// through ext and cost an allocation per call.
+	r := s.requests.Get().(*request)
+	defer s.release(r)
+	req := &r.req
+	if cerr := codec.ScanRequest(body, req); cerr != nil {
 		return codec.AppendError(dst, req.ID, cerr)
 	}
 	if ext != nil {
-		if out, ok := ext(&req, dst); ok {
+		if out, ok := ext(req, dst); ok {
 			return out
 		}
 	}
@@ -221,8 +226,6 @@ func (s *Server) handleSingle(ctx context.Context, body, dst []byte, ext Extensi
 	}
 	start := time.Now()
 	defer func() { m.duration.Observe(time.Since(start)) }()
-	r := s.requests.Get().(*request)
-	defer s.release(r)
 	r.ctx, r.snap = ctx, s.b.Snapshots.Load()
 	if err := r.splitArgs(req.Params); err != nil {
 		m.fail.Inc()
@@ -246,7 +249,7 @@ func (s *Server) handleSingle(ctx context.Context, body, dst []byte, ext Extensi
 }
 
 func (s *Server) release(r *request) {
-	r.ctx, r.snap, r.out = nil, nil, nil
+	r.ctx, r.snap, r.out, r.req = nil, nil, nil, codec.Request{}
 	r.args = [maxArgs][]byte{}
 	s.requests.Put(r)
 }

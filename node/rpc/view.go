@@ -66,7 +66,7 @@ func (s *Server) stateView(r *request, i int) (view, error) {
 
 func (s *Server) latestView(r *request) view {
 	head := r.snap.Head
-	return view{header: head.Header(), root: head.Root(), reader: r.snap.LatestReader()}
+	return view{header: r.snap.HeadHeader, root: head.Root(), reader: r.snap.LatestReader()}
 }
 
 // header resolves a block parameter to a sealed header, seen from the
@@ -75,7 +75,7 @@ func (s *Server) header(r *request, bp codec.BlockParam) (*types.Header, error) 
 	bc, head := s.b.Chain.BlockChain(), r.snap.Head
 	switch bp.Tag {
 	case codec.TagLatest, codec.TagSafe, codec.TagFinalized:
-		return head.Header(), nil
+		return r.snap.HeadHeader, nil
 	case codec.TagPending:
 		return r.snap.Pending.Header, nil
 	case codec.TagEarliest:
@@ -94,7 +94,7 @@ func (s *Server) header(r *request, bp codec.BlockParam) (*types.Header, error) 
 		return nil, errHeaderNotFound
 	}
 	if bp.Number == head.NumberU64() {
-		return head.Header(), nil
+		return r.snap.HeadHeader, nil
 	}
 	h := bc.GetHeaderByNumber(bp.Number)
 	if h == nil {
@@ -103,14 +103,18 @@ func (s *Server) header(r *request, bp codec.BlockParam) (*types.Header, error) 
 	return h, nil
 }
 
-// account reads an account; a missing account reads as empty.
+// emptyAccount is what a missing account reads as; shared, never modified.
+var emptyAccount = types.NewEmptyStateAccount()
+
+// account reads an account; a missing account reads as empty. The result
+// must not be modified.
 func (v view) account(addr common.Address) (*types.StateAccount, error) {
 	acct, err := v.reader.Account(addr)
 	if err != nil {
 		return nil, err
 	}
 	if acct == nil {
-		return types.NewEmptyStateAccount(), nil
+		return emptyAccount, nil
 	}
 	return acct, nil
 }
