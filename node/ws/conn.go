@@ -3,47 +3,50 @@ package ws
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
+	"net"
 	"sync"
-	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/fasthttp/websocket"
 )
 
-// outMsg is one queued message. A direct response is payload alone; a
+// outMsg is one message to send. A direct response is payload alone; a
 // notification is payload (the result, encoded once for every subscriber)
-// wrapped with the subscription id as it is written, so nothing is copied
-// per subscriber. It is two pointers: a queue of 256 costs 4 KiB.
+// wrapped with the subscription id as it is framed.
 type outMsg struct {
 	sub     *subscription
 	payload *payload
 }
 
-// payload is an encoded message body, shared by every queue it is in.
+// payload is an encoded message body, shared by every connection it goes to.
 type payload struct{ b []byte }
 
-// conn is one WebSocket connection: a reader (the upgrade goroutine) and a
-// writer draining a bounded queue. Nothing that publishes ever blocks on it:
-// when the queue is full the connection is closed with a reason.
+// conn is one WebSocket connection. The library reads (on the upgrade
+// goroutine); writes are framed here and go straight to the socket from
+// whichever goroutine sends (a broadcaster shard, the reader answering a
+// call) with one non-blocking write. Only when the socket cannot take them
+// do frames wait in the connection's buffer for a flusher goroutine, and a
+// connection with more than SendQueue messages waiting is closed as too
+// slow. No goroutine exists per idle connection besides its reader.
 type conn struct {
-	id     uint64
-	ws     *websocket.Conn
-	hub    *Hub
-	queue  chan outMsg
-	closed chan struct{}
-	once   sync.Once
-	reason atomic.Pointer[closeReason]
+	id  uint64
+	ws  *websocket.Conn
+	hub *Hub
+	net net.Conn        // the socket, for blocking writes and close
+	raw syscall.RawConn // the socket's fd for non-blocking writes; nil with TLS
 
-	writeDeadline time.Time // writer goroutine only
+	wmu      sync.Mutex // guards the write state below
+	buf      []byte     // framed bytes not yet written
+	queued   int        // messages in buf
+	flushing bool       // a flusher goroutine owns the socket's writes
+	closing  bool       // a close frame is queued: nothing more is accepted
+	closed   chan struct{}
 
 	mu   sync.Mutex // guards subs (the reader adds and removes, shards read)
 	subs map[string]*subscription
-}
-
-type closeReason struct {
-	code int
-	text string
 }
 
 var (
@@ -52,84 +55,193 @@ var (
 	notifySuffix = []byte(`}}`)
 )
 
-// send queues m; when the queue is full the connection is too slow and is
-// closed. It never blocks.
-func (c *conn) send(m outMsg) bool {
-	select {
-	case <-c.closed:
-		return false
-	default:
+func newConn(h *Hub, ws *websocket.Conn) *conn {
+	c := &conn{
+		id:     h.nextID.Add(1),
+		ws:     ws,
+		hub:    h,
+		net:    ws.UnderlyingConn(),
+		closed: make(chan struct{}),
+		subs:   make(map[string]*subscription),
 	}
-	select {
-	case c.queue <- m:
-		return true
-	default:
-		c.hub.metrics.slowDropped.Add(1)
-		c.close(websocket.ClosePolicyViolation, "subscriber too slow: send queue full")
-		return false
+	if u, ok := c.net.(interface{ UnsafeConn() net.Conn }); ok {
+		c.net = u.UnsafeConn() // fasthttp's hijack wrapper
 	}
-}
-
-// close ends the connection once, telling the writer why.
-func (c *conn) close(code int, text string) {
-	c.once.Do(func() {
-		c.reason.Store(&closeReason{code: code, text: text})
-		close(c.closed)
+	if sc, ok := c.net.(syscall.Conn); ok {
+		if raw, err := sc.SyscallConn(); err == nil {
+			c.raw = raw
+		}
+	}
+	// The library must never write on its own: it would interleave with
+	// our frames. Pongs and close replies go through send.
+	ws.SetPingHandler(func(data string) error {
+		c.sendFrame(opPong, []byte(data))
+		return nil
 	})
+	ws.SetCloseHandler(func(code int, text string) error {
+		c.close(websocket.CloseNormalClosure, "")
+		return nil
+	})
+	return c
 }
 
-// writeLoop writes queued messages and pings until the connection closes.
-func (c *conn) writeLoop() {
-	ping := time.NewTicker(c.hub.cfg.PingInterval)
-	defer ping.Stop()
+const (
+	opText  = 0x1
+	opClose = 0x8
+	opPing  = 0x9
+	opPong  = 0xA
+)
+
+// appendFrameHeader appends an unmasked server frame header.
+func appendFrameHeader(b []byte, op byte, n int) []byte {
+	b = append(b, 0x80|op)
+	switch {
+	case n < 126:
+		return append(b, byte(n))
+	case n <= 0xffff:
+		return binary.BigEndian.AppendUint16(append(b, 126), uint16(n))
+	default:
+		return binary.BigEndian.AppendUint64(append(b, 127), uint64(n))
+	}
+}
+
+// send frames m and writes or queues it; false when the connection is
+// closing or was just closed as too slow. It never blocks on the socket.
+func (c *conn) send(m outMsg) bool {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	if c.closing {
+		return false
+	}
+	if c.queued >= c.hub.cfg.SendQueue {
+		c.hub.metrics.slowDropped.Add(1)
+		c.closeLocked(websocket.ClosePolicyViolation, "subscriber too slow: send queue full")
+		return false
+	}
+	if m.sub != nil {
+		n := len(notifyPrefix) + len(m.sub.id) + len(notifyMiddle) + len(m.payload.b) + len(notifySuffix)
+		c.buf = appendFrameHeader(c.buf, opText, n)
+		c.buf = append(c.buf, notifyPrefix...)
+		c.buf = append(c.buf, m.sub.id...)
+		c.buf = append(c.buf, notifyMiddle...)
+		c.buf = append(c.buf, m.payload.b...)
+		c.buf = append(c.buf, notifySuffix...)
+	} else {
+		c.buf = appendFrameHeader(c.buf, opText, len(m.payload.b))
+		c.buf = append(c.buf, m.payload.b...)
+	}
+	c.queued++
+	c.flushLocked()
+	return true
+}
+
+// sendFrame queues a control frame (ping, pong).
+func (c *conn) sendFrame(op byte, data []byte) {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	if c.closing {
+		return
+	}
+	c.buf = appendFrameHeader(c.buf, op, len(data))
+	c.buf = append(c.buf, data...)
+	c.flushLocked()
+}
+
+// close queues a close frame saying why and ends the connection once it
+// is written (or at once if the socket is stuck).
+func (c *conn) close(code int, text string) {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	c.closeLocked(code, text)
+}
+
+func (c *conn) closeLocked(code int, text string) {
+	if c.closing {
+		return
+	}
+	c.closing = true
+	close(c.closed)
+	// The close frame goes after what is queued (which may begin inside a
+	// partly written frame): a client that reads again gets it; one that
+	// does not is cut off when the flusher's write deadline passes.
+	msg := websocket.FormatCloseMessage(code, text)
+	c.buf = appendFrameHeader(c.buf, opClose, len(msg))
+	c.buf = append(c.buf, msg...)
+	c.flushLocked()
+	if !c.flushing {
+		c.net.Close()
+	}
+}
+
+// flushLocked writes what it can without blocking; the rest waits for a
+// flusher goroutine.
+func (c *conn) flushLocked() {
+	if c.flushing || len(c.buf) == 0 {
+		return
+	}
+	n := c.tryWrite(c.buf)
+	if n == len(c.buf) {
+		c.buf, c.queued = c.buf[:0], 0
+		if cap(c.buf) > 64<<10 {
+			c.buf = nil // a burst is over: give the memory back
+		}
+		return
+	}
+	c.buf = c.buf[:copy(c.buf, c.buf[n:])]
+	c.flushing = true
+	go c.flusher()
+}
+
+// tryWrite makes one non-blocking write; it returns how much was written.
+func (c *conn) tryWrite(b []byte) int {
+	if c.raw == nil {
+		return 0 // TLS: the flusher writes through the TLS conn
+	}
+	n := 0
+	c.raw.Write(func(fd uintptr) bool {
+		written, err := syscall.Write(int(fd), b)
+		if err == nil && written > 0 {
+			n = written
+		}
+		return true // one attempt only
+	})
+	return n
+}
+
+// flusher writes the buffer with blocking writes until it is empty.
+func (c *conn) flusher() {
+	var out []byte
 	for {
-		select {
-		case m := <-c.queue:
-			if err := c.write(m); err != nil {
-				c.close(websocket.CloseAbnormalClosure, "")
-				c.ws.Close()
-				return
+		c.wmu.Lock()
+		if len(c.buf) == 0 {
+			c.flushing = false
+			c.queued = 0
+			closing := c.closing
+			c.wmu.Unlock()
+			if closing {
+				c.net.Close()
 			}
-		case <-ping.C:
-			deadline := time.Now().Add(c.hub.cfg.WriteTimeout)
-			if err := c.ws.WriteControl(websocket.PingMessage, nil, deadline); err != nil {
-				c.close(websocket.CloseAbnormalClosure, "")
-				c.ws.Close()
-				return
+			return
+		}
+		out, c.buf = c.buf, out[:0]
+		c.wmu.Unlock()
+		c.net.SetWriteDeadline(time.Now().Add(c.hub.cfg.WriteTimeout))
+		if _, err := c.net.Write(out); err != nil {
+			c.wmu.Lock()
+			c.flushing, c.buf = false, nil
+			if !c.closing {
+				c.closing = true
+				close(c.closed)
 			}
-		case <-c.closed:
-			if r := c.reason.Load(); r != nil && r.code != websocket.CloseAbnormalClosure {
-				msg := websocket.FormatCloseMessage(r.code, r.text)
-				c.ws.WriteControl(websocket.CloseMessage, msg, time.Now().Add(time.Second))
-			}
-			c.ws.Close()
+			c.wmu.Unlock()
+			c.net.Close()
 			return
 		}
 	}
 }
 
-func (c *conn) write(m outMsg) error {
-	// Moving the deadline costs a timer update; doing it at most once a
-	// second still bounds a stuck write by WriteTimeout plus a second.
-	if now := time.Now(); c.writeDeadline.Sub(now) < c.hub.cfg.WriteTimeout-time.Second {
-		c.writeDeadline = now.Add(c.hub.cfg.WriteTimeout)
-		c.ws.SetWriteDeadline(c.writeDeadline)
-	}
-	w, err := c.ws.NextWriter(websocket.TextMessage)
-	if err != nil {
-		return err
-	}
-	if m.sub != nil {
-		w.Write(notifyPrefix)
-		w.Write(m.sub.id)
-		w.Write(notifyMiddle)
-		w.Write(m.payload.b)
-		w.Write(notifySuffix)
-	} else {
-		w.Write(m.payload.b)
-	}
-	return w.Close()
-}
+// ping keeps the connection alive; the broadcaster calls it periodically.
+func (c *conn) ping() { c.sendFrame(opPing, nil) }
 
 // readLoop serves requests until the client goes away or the connection is
 // closed; it runs on the upgrade goroutine.
@@ -143,12 +255,13 @@ func (c *conn) readLoop(ctx context.Context) {
 		_, msg, err := c.ws.ReadMessage()
 		if err != nil {
 			var ce *websocket.CloseError
-			if errors.Is(err, websocket.ErrReadLimit) {
+			switch {
+			case errors.Is(err, websocket.ErrReadLimit):
 				c.close(websocket.CloseMessageTooBig, "message too large")
-			} else if errors.As(err, &ce) {
+			case errors.As(err, &ce):
 				c.close(websocket.CloseNormalClosure, "")
-			} else {
-				c.close(websocket.CloseAbnormalClosure, "")
+			default:
+				c.close(websocket.CloseGoingAway, "")
 			}
 			return
 		}
@@ -160,4 +273,20 @@ func (c *conn) readLoop(ctx context.Context) {
 		}
 		c.activate()
 	}
+}
+
+// waitFlushed waits (bounded) until a flusher has written the close frame,
+// so the upgrade handler does not return while it still writes.
+func (c *conn) waitFlushed() {
+	deadline := time.Now().Add(c.hub.cfg.WriteTimeout)
+	for time.Now().Before(deadline) {
+		c.wmu.Lock()
+		busy := c.flushing
+		c.wmu.Unlock()
+		if !busy {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	c.net.Close()
 }

@@ -106,11 +106,17 @@ func (h *Hub) Run(ctx context.Context) {
 		h.wg.Add(1)
 		go func() { defer h.wg.Done(); s.run(h.stop) }()
 	}
+	ping := time.NewTicker(h.cfg.PingInterval)
+	defer ping.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			h.shutdown()
 			return
+		case <-ping.C:
+			for _, s := range h.shards {
+				s.each((*conn).ping)
+			}
 		case ev := <-h.events:
 			h.dispatch(ev)
 		}
@@ -174,36 +180,22 @@ func (h *Hub) Handler(ctx *fasthttp.RequestCtx) {
 }
 
 func (h *Hub) serve(ws *websocket.Conn) {
-	c := &conn{
-		id:     h.nextID.Add(1),
-		ws:     ws,
-		hub:    h,
-		queue:  make(chan outMsg, h.cfg.SendQueue),
-		closed: make(chan struct{}),
-		subs:   make(map[string]*subscription),
-	}
+	c := newConn(h, ws)
 	shard := h.shards[c.id%uint64(len(h.shards))]
 	shard.add(c)
-	writerDone := make(chan struct{})
-	go func() { defer close(writerDone); c.writeLoop() }()
-
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
-		select {
-		case <-c.closed:
-		case <-writerDone:
-		}
+		<-c.closed
 		cancel() // abort a running eth_call of a closed connection
 	}()
 	c.readLoop(ctx)
 	c.close(websocket.CloseNormalClosure, "")
 	shard.remove(c)
-	<-writerDone
-	cancel()
 	c.mu.Lock()
 	h.metrics.subs.Add(-int64(len(c.subs)))
 	c.subs = nil
 	c.mu.Unlock()
+	c.waitFlushed()
 }
 
 // event is what the sequencer and the pool report, in order.

@@ -48,10 +48,15 @@ func (s *shard) remove(c *conn) {
 }
 
 func (s *shard) closeAll(code int, text string) {
+	s.each(func(c *conn) { c.close(code, text) })
+}
+
+// each calls f for every connection of the shard.
+func (s *shard) each(f func(*conn)) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	for c := range s.conns {
-		c.close(code, text)
+		f(c)
 	}
 }
 
