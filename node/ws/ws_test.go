@@ -39,6 +39,11 @@ type testNode struct {
 
 func startNode(t *testing.T, blockTime time.Duration, wsCfg ws.Config) *testNode {
 	t.Helper()
+	return startNodeTLS(t, blockTime, wsCfg, "", "")
+}
+
+func startNodeTLS(t *testing.T, blockTime time.Duration, wsCfg ws.Config, certFile, keyFile string) *testNode {
+	t.Helper()
 	cfg := node.Config{
 		Dev:       true,
 		Sequencer: sequencer.Config{BlockTime: blockTime, PreconfInterval: blockTime / 2},
@@ -47,6 +52,7 @@ func startNode(t *testing.T, blockTime time.Duration, wsCfg ws.Config) *testNode
 		WS:        wsCfg,
 	}
 	cfg.HTTP.Addr = "127.0.0.1:0"
+	cfg.HTTP.TLSCert, cfg.HTTP.TLSKey = certFile, keyFile
 	n, err := node.New(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		t.Fatal(err)
@@ -64,7 +70,11 @@ func startNode(t *testing.T, blockTime time.Duration, wsCfg ws.Config) *testNode
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &testNode{t: t, node: n, url: "ws://" + n.HTTPAddr() + "/ws", keys: keys}
+	scheme := "ws://"
+	if certFile != "" {
+		scheme = "wss://"
+	}
+	return &testNode{t: t, node: n, url: scheme + n.HTTPAddr() + "/ws", keys: keys}
 }
 
 // client is a WebSocket connection that sorts what it reads into responses
@@ -82,7 +92,12 @@ type client struct {
 
 func (n *testNode) dial() *client {
 	n.t.Helper()
-	conn, _, err := websocket.DefaultDialer.Dial(n.url, nil)
+	return n.dialWith(websocket.DefaultDialer)
+}
+
+func (n *testNode) dialWith(dialer *websocket.Dialer) *client {
+	n.t.Helper()
+	conn, _, err := dialer.Dial(n.url, nil)
 	if err != nil {
 		n.t.Fatal(err)
 	}
