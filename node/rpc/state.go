@@ -24,19 +24,26 @@ func (r *request) address(i int) (common.Address, error) {
 	return addr, nil
 }
 
-func ethGetBalance(s *Server, r *request) error {
+// accountAt reads the account of the (address, block) arguments that
+// eth_getBalance, eth_getTransactionCount and eth_getCode share.
+func (s *Server) accountAt(r *request) (common.Address, view, *types.StateAccount, error) {
 	if err := r.maxParams(2); err != nil {
-		return err
+		return common.Address{}, view{}, nil, err
 	}
 	addr, err := r.address(0)
 	if err != nil {
-		return err
+		return addr, view{}, nil, err
 	}
 	v, err := s.stateView(r, 1)
 	if err != nil {
-		return err
+		return addr, v, nil, err
 	}
 	acct, err := v.account(addr)
+	return addr, v, acct, err
+}
+
+func ethGetBalance(s *Server, r *request) error {
+	_, _, acct, err := s.accountAt(r)
 	if err != nil {
 		return err
 	}
@@ -45,18 +52,7 @@ func ethGetBalance(s *Server, r *request) error {
 }
 
 func ethGetTransactionCount(s *Server, r *request) error {
-	if err := r.maxParams(2); err != nil {
-		return err
-	}
-	addr, err := r.address(0)
-	if err != nil {
-		return err
-	}
-	v, err := s.stateView(r, 1)
-	if err != nil {
-		return err
-	}
-	acct, err := v.account(addr)
+	addr, v, acct, err := s.accountAt(r)
 	if err != nil {
 		return err
 	}
@@ -71,18 +67,7 @@ func ethGetTransactionCount(s *Server, r *request) error {
 }
 
 func ethGetCode(s *Server, r *request) error {
-	if err := r.maxParams(2); err != nil {
-		return err
-	}
-	addr, err := r.address(0)
-	if err != nil {
-		return err
-	}
-	v, err := s.stateView(r, 1)
-	if err != nil {
-		return err
-	}
-	acct, err := v.account(addr)
+	addr, v, acct, err := s.accountAt(r)
 	if err != nil {
 		return err
 	}
