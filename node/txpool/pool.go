@@ -79,7 +79,10 @@ func (p *Pool) Add(tx *types.Transaction) error {
 	if err := p.checkFeeCap(tx); err != nil {
 		return err
 	}
-	return p.pool.Add([]*types.Transaction{tx}, false)[0]
+	// sync: return once the transaction is promoted, so the pending nonce a
+	// wallet asks for next already counts it (two sends in a row would
+	// otherwise share a nonce). Concurrent adds share one promotion pass.
+	return p.pool.Add([]*types.Transaction{tx}, true)[0]
 }
 
 // checkFeeCap rejects a transaction that cannot pay the base fee of the block
