@@ -1,8 +1,10 @@
 // Package e2e holds stocknode's client end-to-end tests: they build the
-// binary, start `stocknode --dev --http.port 0`, and talk to it over HTTP the
-// way applications do, with go-ethereum's ethclient and rpc.Client, with raw
-// HTTP requests (bad input), and with ethers v6 and viem (the JavaScript
-// suite in js/, run by `node --test` from TestJavaScriptClients).
+// binary, start `stocknode --dev --http.port 0`, and talk to it over HTTP and
+// over WebSocket (/ws) the way applications do, with go-ethereum's ethclient
+// and rpc.Client, with raw HTTP requests (bad input), and with ethers v6 and
+// viem (the JavaScript suite in js/, run by `node --test` from
+// TestJavaScriptClients over HTTP and TestJavaScriptWebSocketClients over
+// WebSocket: js/ws-*.test.mjs, eth_subscribe as dapps use it).
 //
 // The Solidity contract the tests deploy is contracts/Token.sol; its compiled
 // form contracts/Token.json is committed, so the Go tests need no compiler.
@@ -10,5 +12,9 @@
 //
 //	go test -race -count=1 ./e2e/             # everything (installs the npm packages if missing)
 //	go test -count=1 -run JavaScript ./e2e/   # only the ethers/viem suite
+//	go test -count=1 -run 'WebSocket' ./e2e/  # only the WebSocket tests (ethclient, ethers, viem)
 //	cd e2e && STOCKNODE_RPC=http://127.0.0.1:8545 node --test js/   # the JS suite against a running node
+//
+// The JS files read STOCKNODE_RPC and STOCKNODE_WS (default: the RPC URL
+// with ws:// and /ws).
 package e2e

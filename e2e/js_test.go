@@ -16,16 +16,35 @@ import (
 	"time"
 )
 
-// TestJavaScriptClients runs the ethers v6 and viem suites (js/*.test.mjs,
-// Node's built-in test runner) against one node with 1 s blocks and 100 ms
-// pre-confirmations, so that pending visibly leads latest. Each file is a
-// subtest and each JavaScript test a subtest of it, so `go test` names the
-// failing JavaScript test and prints its assertion; the full output of a
-// failing file is logged too.
+// TestJavaScriptClients runs the ethers v6 and viem suites over HTTP
+// (js/*.test.mjs except js/ws-*, Node's built-in test runner) against one
+// node with 1 s blocks and 100 ms pre-confirmations, so that pending visibly
+// leads latest. Each file is a subtest and each JavaScript test a subtest of
+// it, so `go test` names the failing JavaScript test and prints its
+// assertion; the full output of a failing file is logged too.
 //
 // Needs Node.js 20 or newer and npm; the packages (e2e/package-lock.json)
 // are installed with `npm ci` when e2e/node_modules lacks them.
 func TestJavaScriptClients(t *testing.T) {
+	nodeBin := jsPrerequisites(t)
+	n := startNode(t, "--block-time", "1s", "--preconf-interval", "100ms")
+	runJSFiles(t, nodeBin, n, func(name string) bool { return !strings.HasPrefix(name, "ws-") })
+}
+
+// TestJavaScriptWebSocketClients runs the ethers v6 WebSocketProvider and
+// viem webSocket-transport suites (js/ws-*.test.mjs) against a node with the
+// default 200 ms blocks: subscriptions (newHeads, logs) as dapps use them,
+// and ordinary calls over the same socket.
+func TestJavaScriptWebSocketClients(t *testing.T) {
+	nodeBin := jsPrerequisites(t)
+	n := startNode(t)
+	runJSFiles(t, nodeBin, n, func(name string) bool { return strings.HasPrefix(name, "ws-") })
+}
+
+// jsPrerequisites skips under -short, checks for Node.js and installs the
+// npm packages if needed; it returns the node executable.
+func jsPrerequisites(t *testing.T) string {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("the ethers/viem suite runs without -short")
 	}
@@ -35,23 +54,37 @@ func TestJavaScriptClients(t *testing.T) {
 	}
 	checkNodeVersion(t, nodeBin)
 	ensurePackages(t)
+	return nodeBin
+}
 
-	n := startNode(t, "--block-time", "1s", "--preconf-interval", "100ms")
+// runJSFiles runs the js/*.test.mjs files whose names (without
+// .test.mjs) pass keep, each as a parallel subtest, against node n.
+func runJSFiles(t *testing.T, nodeBin string, n *node, keep func(name string) bool) {
+	t.Helper()
 	files, err := filepath.Glob(filepath.Join("js", "*.test.mjs"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no js/*.test.mjs files (%v)", err)
+	if err != nil {
+		t.Fatal(err)
 	}
+	ran := 0
 	for _, file := range files {
 		name := strings.TrimSuffix(filepath.Base(file), ".test.mjs")
+		if !keep(name) {
+			continue
+		}
+		ran++
 		t.Run(name, func(t *testing.T) {
 			t.Parallel() // the suites use different dev keys
-			runJSFile(t, nodeBin, file, n.URL)
+			runJSFile(t, nodeBin, file, n)
 		})
+	}
+	if ran == 0 {
+		t.Fatalf("no matching js/*.test.mjs files among %v", files)
 	}
 }
 
-// runJSFile runs one test file and turns its TAP report into subtests.
-func runJSFile(t *testing.T, nodeBin, file, rpcURL string) {
+// runJSFile runs one test file with STOCKNODE_RPC and STOCKNODE_WS set to
+// the node's URLs and turns its TAP report into subtests.
+func runJSFile(t *testing.T, nodeBin, file string, n *node) {
 	tap := filepath.Join(t.TempDir(), "report.tap")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -59,7 +92,7 @@ func runJSFile(t *testing.T, nodeBin, file, rpcURL string) {
 		"--test-reporter=spec", "--test-reporter-destination=stdout",
 		"--test-reporter=tap", "--test-reporter-destination="+tap,
 		file)
-	cmd.Env = append(os.Environ(), "STOCKNODE_RPC="+rpcURL, "NO_COLOR=1")
+	cmd.Env = append(os.Environ(), "STOCKNODE_RPC="+n.URL, "STOCKNODE_WS="+n.WS, "NO_COLOR=1")
 	cmd.WaitDelay = 5 * time.Second
 	start := time.Now()
 	out, runErr := cmd.CombinedOutput()

@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -88,7 +89,8 @@ func freshAddress(t testing.TB) common.Address {
 // node is a running `stocknode --dev` whose log the test keeps.
 type node struct {
 	t    testing.TB
-	URL  string
+	URL  string // http://host:port
+	WS   string // ws://host:port/ws ("" with --ws=false)
 	cmd  *exec.Cmd
 	done chan struct{} // closed when the process has exited and its log is read
 	err  error         // the exit status, after done
@@ -97,11 +99,15 @@ type node struct {
 	log []string
 }
 
-var listeningRe = regexp.MustCompile(`msg="JSON-RPC listening" url=(\S+)`)
+var (
+	listeningRe   = regexp.MustCompile(`msg="JSON-RPC listening" url=(\S+)`)
+	wsListeningRe = regexp.MustCompile(`msg="WebSocket listening" url=(\S+)`)
+)
 
 // startNode runs `stocknode --dev --http.port 0 extra...`, waits until it
-// listens and stops it with SIGINT when the test ends. A test that fails
-// shows the end of the node's log.
+// listens (over HTTP and, unless extra has --ws=false, over WebSocket) and
+// stops it with SIGINT when the test ends. A test that fails shows the end
+// of the node's log.
 func startNode(t testing.TB, extra ...string) *node {
 	t.Helper()
 	args := append([]string{"--dev", "--http.port", "0"}, extra...)
@@ -114,7 +120,7 @@ func startNode(t testing.TB, extra ...string) *node {
 	if err := n.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	url := make(chan string, 1)
+	url, wsURL := make(chan string, 1), make(chan string, 1)
 	go func() {
 		scanner := bufio.NewScanner(stderr)
 		scanner.Buffer(make([]byte, 64*1024), 1024*1024)
@@ -129,6 +135,12 @@ func startNode(t testing.TB, extra ...string) *node {
 				default:
 				}
 			}
+			if m := wsListeningRe.FindStringSubmatch(line); m != nil {
+				select {
+				case wsURL <- m[1]:
+				default:
+				}
+			}
 		}
 		n.err = n.cmd.Wait()
 		close(n.done)
@@ -140,6 +152,16 @@ func startNode(t testing.TB, extra ...string) *node {
 		t.Fatalf("stocknode %v exited (%v) before listening; log:\n%s", args, n.err, n.tail(0))
 	case <-time.After(30 * time.Second):
 		t.Fatalf("stocknode %v did not log its JSON-RPC URL within 30s; log:\n%s", args, n.tail(0))
+	}
+	if !slices.Contains(extra, "--ws=false") {
+		// The node logs the WebSocket URL right after the JSON-RPC one.
+		select {
+		case n.WS = <-wsURL:
+		case <-n.done:
+			t.Fatalf("stocknode %v exited (%v) before logging its WebSocket URL; log:\n%s", args, n.err, n.tail(0))
+		case <-time.After(10 * time.Second):
+			t.Fatalf("stocknode %v did not log its WebSocket URL within 10s of its JSON-RPC URL; log:\n%s", args, n.tail(0))
+		}
 	}
 	return n
 }
@@ -188,7 +210,22 @@ func (n *node) dial(t testing.TB) (*ethclient.Client, *rpc.Client) {
 	return ethclient.NewClient(rc), rc
 }
 
-// ctx is a context for one test's RPC calls.
+// dialWS returns an ethclient and its rpc.Client connected over the node's
+// WebSocket endpoint, closed at test end.
+func (n *node) dialWS(t testing.TB) (*ethclient.Client, *rpc.Client) {
+	t.Helper()
+	if n.WS == "" {
+		t.Fatal("the node serves no WebSocket endpoint")
+	}
+	rc, err := rpc.Dial(n.WS)
+	if err != nil {
+		t.Fatalf("rpc.Dial(%s): %v", n.WS, err)
+	}
+	t.Cleanup(rc.Close)
+	return ethclient.NewClient(rc), rc
+}
+
+// testContext is a context for one test's RPC calls.
 func testContext(t testing.TB, d time.Duration) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	t.Cleanup(cancel)
@@ -250,6 +287,13 @@ func signTx(t testing.TB, ctx context.Context, c *ethclient.Client, from account
 	if err != nil {
 		t.Fatalf("PendingNonceAt: %v", err)
 	}
+	return signTxNonce(t, ctx, c, from, nonce, to, value, data)
+}
+
+// signTxNonce is signTx with the nonce given, for senders that count their
+// own nonces.
+func signTxNonce(t testing.TB, ctx context.Context, c *ethclient.Client, from account, nonce uint64, to *common.Address, value *big.Int, data []byte) *types.Transaction {
+	t.Helper()
 	tip, err := c.SuggestGasTipCap(ctx)
 	if err != nil {
 		t.Fatalf("SuggestGasTipCap: %v", err)
