@@ -5,7 +5,7 @@ BIN     := bin/stocknode
 DATADIR ?= ./stocknode-data
 ARGS    ?=
 
-.PHONY: build run dev test test-short vet clean conformance
+.PHONY: build run dev test test-short vet clean conformance loadtest compare
 
 build:
 	$(GO) build -o $(BIN) ./cmd/stocknode
@@ -37,3 +37,11 @@ clean:
 ## conformance: the JSON-RPC conformance fixtures (conformance/tests) against stocknode and geth v1.16.7.
 conformance:
 	bash conformance/run.sh
+
+## loadtest: the load generator in bin/loadtest (http, flood, ws-fanout, ws-logs modes; loopback targets only).
+loadtest:
+	$(GO) build -o bin/loadtest ./loadtest
+
+## compare: stocknode vs geth v1.16.7 and anvil 1.7.1 on one genesis: reads (req/s, p99) and a transaction flood, about 2 minutes; flags in COMPARE_ARGS.
+compare:
+	bash compare/run.sh $(COMPARE_ARGS)

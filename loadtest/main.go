@@ -3,6 +3,8 @@
 //
 //	go run ./loadtest ws-fanout -url ws://127.0.0.1:8545/ws -n 10000 -duration 20s [-pid PID]
 //	go run ./loadtest ws-logs   -url ws://127.0.0.1:8545/ws -rpc http://127.0.0.1:8545 -n 1000 -duration 20s
+//	go run ./loadtest http      -url http://127.0.0.1:8545 -method getBalance|call|blockNumber|mix -tag latest|pending -c 1,4,16,64,256 -duration 6s [-pipeline N]
+//	go run ./loadtest flood     -url http://127.0.0.1:8545 -accounts 1024 -senders 64 -duration 6s
 //
 // Only loopback addresses are accepted: load never leaves the machine.
 package main
@@ -45,6 +47,14 @@ func main() {
 		cfg := logsFlags(fs)
 		fs.Parse(os.Args[2:])
 		report, err = runLogs(ctx, *cfg)
+	case "http":
+		cfg := httpFlags(fs)
+		fs.Parse(os.Args[2:])
+		report, err = runHTTP(ctx, *cfg)
+	case "flood":
+		cfg := floodFlags(fs)
+		fs.Parse(os.Args[2:])
+		report, err = runFlood(ctx, *cfg)
 	default:
 		usage()
 	}
@@ -62,7 +72,7 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: loadtest ws-fanout|ws-logs [flags] (-h for flags)")
+	fmt.Fprintln(os.Stderr, "usage: loadtest ws-fanout|ws-logs|http|flood [flags] (-h for flags)")
 	os.Exit(2)
 }
 

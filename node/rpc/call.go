@@ -167,8 +167,10 @@ func (s *Server) newEVM(env *callEnv, cfg vm.Config) *vm.EVM {
 	return vm.NewEVM(blockCtx, env.state, s.b.Chain.Config(), cfg)
 }
 
-// execute applies msg with the EVM time limit.
+// execute applies msg with the EVM time limit, then releases evm: its stack
+// arena goes back to go-ethereum's pool instead of 32 KiB of garbage per call.
 func (s *Server) execute(ctx context.Context, evm *vm.EVM, msg *core.Message) (*core.ExecutionResult, error) {
+	defer evm.Release()
 	stop := context.AfterFunc(ctx, evm.Cancel)
 	defer stop()
 	timer := time.AfterFunc(s.cfg.EVMTimeout, evm.Cancel)

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# stocknode against its anchors, geth v1.16.7 and anvil 1.7.1, on one genesis
+# with one load generator, one server at a time (make compare). Prints one
+# table and writes every measurement as JSON. Bounded: about 2 minutes (-rounds 2: under 4).
+#
+#   bash compare/run.sh [compare flags, e.g. -servers stocknode,anvil -duration 3s]
+#
+# Environment: GETH, ANVIL (binaries; default: v1.16.7 and 1.7.1 in
+# ~/.cache/stocknode-anchors, installed there when absent), OUT (the JSON
+# file; default in the work directory, which keeps the genesis and the servers'
+# logs), KEEP=1 also keeps the binaries and geth's datadir.
+#
+# What runs: stocknode --dev --genesis G --block-time 200ms; geth init G, then
+# geth --syncmode full --nodiscover --maxpeers 0 --http (no consensus client,
+# so geth seals no blocks: it serves reads of the genesis state only and the
+# transaction flood is skipped for it); anvil --init G --block-time 0.2 --silent.
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+GO=${GO:-go}
+ANCHORS="${HOME}/.cache/stocknode-anchors"
+GETH_VERSION=v1.16.7
+ANVIL_VERSION=1.7.1
+GETH=${GETH:-$ANCHORS/geth}
+ANVIL=${ANVIL:-$ANCHORS/npm/node_modules/@foundry-rs/anvil-linux-amd64/bin/anvil}
+
+log() { echo "== $*" >&2; }
+
+if [[ ! -x "$GETH" ]]; then
+  log "installing geth $GETH_VERSION into $ANCHORS"
+  mkdir -p "$ANCHORS"
+  GOBIN="$ANCHORS" "$GO" install "github.com/ethereum/go-ethereum/cmd/geth@$GETH_VERSION"
+  GETH="$ANCHORS/geth"
+fi
+if [[ ! -x "$ANVIL" ]]; then
+  log "installing anvil $ANVIL_VERSION into $ANCHORS/npm"
+  bash scripts/ensure-node.sh
+  mkdir -p "$ANCHORS/npm"
+  npm install --no-audit --no-fund --prefix "$ANCHORS/npm" "@foundry-rs/anvil@$ANVIL_VERSION" >&2
+  ANVIL="$ANCHORS/npm/node_modules/@foundry-rs/anvil-linux-amd64/bin/anvil"
+fi
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/stocknode-compare.XXXXXX")
+cleanup() { [[ "${KEEP:-}" == 1 ]] || rm -rf "$WORK/geth-data" "$WORK/stocknode" "$WORK/loadtest" "$WORK/compare"; }
+trap cleanup EXIT
+
+log "building stocknode, loadtest and compare into $WORK"
+"$GO" build -o "$WORK/stocknode" ./cmd/stocknode
+"$GO" build -o "$WORK/loadtest" ./loadtest
+"$GO" build -o "$WORK/compare" ./compare
+
+"$WORK/compare" -work "$WORK" -out "${OUT:-$WORK/compare.json}" \
+  -stocknode "$WORK/stocknode" -geth "$GETH" -anvil "$ANVIL" -loadtest "$WORK/loadtest" "$@"

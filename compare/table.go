@@ -1,0 +1,220 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+func kilo(v float64) string {
+	switch {
+	case v >= 10_000:
+		return fmt.Sprintf("%.1fk", v/1000)
+	case v >= 1000:
+		return fmt.Sprintf("%.2fk", v/1000)
+	default:
+		return fmt.Sprintf("%.0f", v)
+	}
+}
+
+func ms(d time.Duration) string {
+	switch {
+	case d == 0:
+		return "-"
+	case d < time.Millisecond:
+		return fmt.Sprintf("%.0fµs", float64(d)/float64(time.Microsecond))
+	case d < 10*time.Millisecond:
+		return fmt.Sprintf("%.2fms", float64(d)/float64(time.Millisecond))
+	case d < time.Second:
+		return fmt.Sprintf("%.0fms", float64(d)/float64(time.Millisecond))
+	default:
+		return fmt.Sprintf("%.2fs", d.Seconds())
+	}
+}
+
+func (r *results) server(name string) *serverResult {
+	for i := range r.Servers {
+		if r.Servers[i].Name == name {
+			return &r.Servers[i]
+		}
+	}
+	return nil
+}
+
+// read returns the workload's best round (highest requests/s).
+func (s *serverResult) read(method, tag string) *readResult {
+	if s == nil {
+		return nil
+	}
+	var best *readResult
+	for i := range s.Reads {
+		r := &s.Reads[i]
+		if r.Method == method && r.Tag == tag && (best == nil || r.RPS > best.RPS) {
+			best = r
+		}
+	}
+	return best
+}
+
+func ratio(a, b *readResult) string {
+	if a == nil || b == nil || b.RPS == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.2fx", a.RPS/b.RPS)
+}
+
+// printTables prints the comparison: one table of the read workloads
+// (requests/s, ratios, p99), the CPU each side used, and the flood.
+func printTables(w io.Writer, cfg config, res *results) {
+	var names []string
+	for _, s := range res.Servers {
+		names = append(names, s.Name)
+	}
+	rounds := ""
+	if res.Rounds > 1 {
+		rounds = fmt.Sprintf(", best of %d rounds", res.Rounds)
+	}
+	fmt.Fprintf(w, "\n%s, %d keep-alive connections, %v per workload (after %v warm-up%s), %v blocks; %d CPUs, load average %s at start, %s at end\n",
+		strings.Join(names, " vs "), res.Connections, res.Duration, cfg.warmup, rounds, res.BlockTime, res.CPUs, res.LoadAvg[0], res.LoadAvg[1])
+	for _, s := range res.Servers {
+		if s.Version != "" {
+			fmt.Fprintf(w, "  %s: %s\n", s.Name, s.Version)
+		}
+	}
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	sn, geth, anvil := res.server("stocknode"), res.server("geth"), res.server("anvil")
+	header := "requests/s\t"
+	for _, n := range names {
+		header += n + "\t"
+	}
+	if sn != nil && anvil != nil {
+		header += "sn/anvil\t"
+	}
+	if sn != nil && geth != nil {
+		header += "sn/geth\t"
+	}
+	for _, n := range names {
+		header += "p99 " + n + "\t"
+	}
+	fmt.Fprintln(tw, header)
+	var notes []string
+	for _, wl := range workloads {
+		line := wl.method + " " + wl.tag + "\t"
+		for _, s := range res.Servers {
+			r := s.read(wl.method, wl.tag)
+			var errs uint64
+			var sample string
+			for _, o := range s.Reads {
+				if o.Method == wl.method && o.Tag == wl.tag && o.Errors > 0 {
+					errs += o.Errors
+					if sample == "" && len(o.Sample) > 0 {
+						sample = o.Sample[0]
+					}
+				}
+			}
+			switch {
+			case r == nil:
+				line += "-\t"
+			case errs > 0:
+				line += kilo(r.RPS) + " !\t"
+				note := fmt.Sprintf("%s %s %s: %d errors", s.Name, wl.method, wl.tag, errs)
+				if sample != "" {
+					note += ", e.g. " + sample
+				}
+				notes = append(notes, note)
+			default:
+				line += kilo(r.RPS) + "\t"
+			}
+		}
+		if sn != nil && anvil != nil {
+			line += ratio(sn.read(wl.method, wl.tag), anvil.read(wl.method, wl.tag)) + "\t"
+		}
+		if sn != nil && geth != nil {
+			line += ratio(sn.read(wl.method, wl.tag), geth.read(wl.method, wl.tag)) + "\t"
+		}
+		for _, s := range res.Servers {
+			if r := s.read(wl.method, wl.tag); r != nil {
+				line += ms(r.P99) + "\t"
+			} else {
+				line += "-\t"
+			}
+		}
+		fmt.Fprintln(tw, line)
+	}
+	tw.Flush()
+	if c := res.Ceiling; c != nil {
+		fmt.Fprintf(w, "ceiling: fasthttp answering a constant body, getBalance latest: %s req/s, p99 %s (server %.2f cores, load generator %.2f)\n",
+			kilo(c.RPS), ms(c.P99), c.CPU.Server, c.CPU.LoadTest)
+	}
+	for _, n := range notes {
+		fmt.Fprintln(w, "! "+n)
+	}
+
+	fmt.Fprintln(w, "\nCPU cores used during each workload: server + load generator")
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "workload\t"+strings.Join(names, "\t")+"\t")
+	for _, wl := range workloads {
+		line := wl.method + " " + wl.tag + "\t"
+		for _, s := range res.Servers {
+			if r := s.read(wl.method, wl.tag); r != nil {
+				line += fmt.Sprintf("%.2f + %.2f\t", r.CPU.Server, r.CPU.LoadTest)
+			} else {
+				line += "-\t"
+			}
+		}
+		fmt.Fprintln(tw, line)
+	}
+	tw.Flush()
+
+	if cfg.flood {
+		fmt.Fprintf(w, "\ntransaction flood: %v of signed transfers from 1,024 funded accounts, %v blocks (times: send to first seen; p50 / p99)\n", cfg.floodDuration, res.BlockTime)
+		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "server\taccepted/s\tincluded/s\trejected\tnot sealed\tto pending\tto latest\tto receipt\tcores (srv+gen)\t")
+		var reasons []string
+		for _, s := range res.Servers {
+			f := s.Flood
+			switch {
+			case f == nil:
+				continue
+			case f.Skipped != "":
+				fmt.Fprintf(tw, "%s\tskipped: %s\t\t\t\t\t\t\t\t\n", s.Name, f.Skipped)
+				continue
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%s / %s\t%s / %s\t%s / %s\t%.2f + %.2f\t\n", s.Name,
+				kilo(f.AcceptedPerSec), kilo(f.IncludedPerSec), f.Rejected, f.NotIncluded,
+				ms(f.TimeToPending.P50), ms(f.TimeToPending.P99), ms(f.TimeToLatest.P50), ms(f.TimeToLatest.P99),
+				ms(f.TimeToReceipt.P50), ms(f.TimeToReceipt.P99), f.CPU.Server, f.CPU.LoadTest)
+			msgs := make([]string, 0, len(f.RejectedBy))
+			for m := range f.RejectedBy {
+				msgs = append(msgs, m)
+			}
+			slices.SortFunc(msgs, func(a, b string) int { return f.RejectedBy[b] - f.RejectedBy[a] })
+			for _, m := range msgs {
+				reasons = append(reasons, fmt.Sprintf("%s rejected %d: %s", s.Name, f.RejectedBy[m], m))
+			}
+		}
+		tw.Flush()
+		for _, r := range reasons {
+			fmt.Fprintln(w, "  "+r)
+		}
+	}
+
+	fmt.Fprint(w, "\ncorrectness (dev account balance, ETH and ERC-20 balances at latest and pending):")
+	for _, s := range res.Servers {
+		var parts []string
+		for _, phase := range []string{"before", "afterReads", "afterFlood"} {
+			if c, ok := s.Checks[phase]; ok {
+				parts = append(parts, phase+" "+c)
+			}
+		}
+		if s.Error != "" {
+			parts = append(parts, "error: "+s.Error)
+		}
+		fmt.Fprintf(w, "\n  %s: %s", s.Name, strings.Join(parts, ", "))
+	}
+	fmt.Fprintln(w)
+}

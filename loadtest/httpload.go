@@ -1,0 +1,297 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"net"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/valyala/fasthttp"
+
+	"github.com/stocknode/stocknode/loadtest/workload"
+)
+
+type httpConfig struct {
+	URL      string
+	Method   string
+	Tag      string
+	Conns    string // comma-separated list: a sweep runs each in turn
+	Duration time.Duration
+	Warmup   time.Duration
+	Token    string
+	Pipeline int
+	Timeout  time.Duration
+}
+
+func httpFlags(fs *flag.FlagSet) *httpConfig {
+	c := new(httpConfig)
+	fs.StringVar(&c.URL, "url", "http://127.0.0.1:8545", "JSON-RPC HTTP endpoint")
+	fs.StringVar(&c.Method, "method", kindGetBalance, "getBalance | call | blockNumber | getTransactionCount | getBlockByNumber | estimateGas | mix")
+	fs.StringVar(&c.Tag, "tag", "latest", "block tag of the requests: latest | pending")
+	fs.StringVar(&c.Conns, "c", "64", "keep-alive connections; a list (1,4,16,64,256) runs each in turn")
+	fs.DurationVar(&c.Duration, "duration", 6*time.Second, "measurement time per connection count")
+	fs.DurationVar(&c.Warmup, "warmup", 500*time.Millisecond, "load before the measurement starts (connections open, caches warm), not counted")
+	fs.StringVar(&c.Token, "token", workload.Token.Hex(), "ERC-20 whose balanceOf the call workload reads")
+	fs.IntVar(&c.Pipeline, "pipeline", 1, "requests in flight per connection (HTTP pipelining through fasthttp.PipelineClient when > 1)")
+	fs.DurationVar(&c.Timeout, "timeout", 10*time.Second, "read and write timeout of one request")
+	return c
+}
+
+// httpRun is one measurement at one connection count.
+type httpRun struct {
+	URL             string            `json:"url"`
+	Method          string            `json:"method"`
+	Tag             string            `json:"tag"`
+	Conns           int               `json:"connections"`
+	Pipeline        int               `json:"pipeline"`
+	Seconds         float64           `json:"seconds"`
+	Requests        uint64            `json:"requests"`
+	ReqPerSec       float64           `json:"requestsPerSecond"`
+	OK              uint64            `json:"ok"`
+	HTTPErrors      uint64            `json:"httpErrors"`
+	TransportErrors uint64            `json:"transportErrors"`
+	RPCErrors       uint64            `json:"rpcErrors"`
+	ErrorSamples    []string          `json:"errorSamples,omitempty"`
+	PerKind         map[string]uint64 `json:"requestsPerKind,omitempty"`
+	Latency         durations         `json:"latency"`
+	Mean            time.Duration     `json:"latencyMean"`
+}
+
+type httpReport struct {
+	Runs []httpRun `json:"runs"`
+}
+
+func (r httpReport) String() string {
+	var b strings.Builder
+	for i, run := range r.Runs {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(run.String())
+	}
+	return b.String()
+}
+
+func (r httpRun) String() string {
+	var b strings.Builder
+	pipe := ""
+	if r.Pipeline > 1 {
+		pipe = fmt.Sprintf(" pipeline=%d", r.Pipeline)
+	}
+	fmt.Fprintf(&b, "http %s %s c=%d%s %s: %.0f req/s (%d in %.2fs)\n", r.Method, r.Tag, r.Conns, pipe, r.URL, r.ReqPerSec, r.Requests, r.Seconds)
+	fmt.Fprintf(&b, "  latency %v mean=%v\n", r.Latency, r.Mean.Round(time.Microsecond))
+	fmt.Fprintf(&b, "  errors: http %d, transport %d, json-rpc %d", r.HTTPErrors, r.TransportErrors, r.RPCErrors)
+	for _, s := range r.ErrorSamples {
+		fmt.Fprintf(&b, "\n  e.g. %s", s)
+	}
+	if len(r.PerKind) > 1 {
+		b.WriteString("\n  requests:")
+		for _, w := range mixWeights {
+			fmt.Fprintf(&b, " %s=%d", w.kind, r.PerKind[w.kind])
+		}
+	}
+	return b.String()
+}
+
+// parseConns reads "64" or "1,4,16,64,256".
+func parseConns(s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("-c %q: want positive connection counts, e.g. 64 or 1,4,16,64", s)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+// hostAndPath splits an http URL into fasthttp's dial address and the request URI.
+func hostAndPath(raw string) (addr, uri, host string, err error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "", "", "", err
+	}
+	if u.Scheme != "http" {
+		return "", "", "", fmt.Errorf("%s: only http:// targets", raw)
+	}
+	port := u.Port()
+	if port == "" {
+		port = "80"
+	}
+	uri = u.RequestURI()
+	if uri == "" {
+		uri = "/"
+	}
+	return net.JoinHostPort(u.Hostname(), port), uri, u.Host, nil
+}
+
+func runHTTP(ctx context.Context, cfg httpConfig) (httpReport, error) {
+	var report httpReport
+	if err := checkLoopback(cfg.URL); err != nil {
+		return report, err
+	}
+	if !validKind(cfg.Method) {
+		return report, fmt.Errorf("-method %q: want getBalance, call, blockNumber, getTransactionCount, getBlockByNumber, estimateGas or mix", cfg.Method)
+	}
+	if cfg.Tag != "latest" && cfg.Tag != "pending" {
+		return report, fmt.Errorf("-tag %q: want latest or pending", cfg.Tag)
+	}
+	if !common.IsHexAddress(cfg.Token) {
+		return report, fmt.Errorf("-token %q is not an address", cfg.Token)
+	}
+	conns, err := parseConns(cfg.Conns)
+	if err != nil {
+		return report, err
+	}
+	for _, c := range conns {
+		if ctx.Err() != nil {
+			break
+		}
+		run, err := runHTTPOnce(ctx, cfg, c)
+		if err != nil {
+			return report, err
+		}
+		report.Runs = append(report.Runs, run)
+	}
+	return report, nil
+}
+
+// doer is fasthttp.HostClient or fasthttp.PipelineClient.
+type doer interface {
+	Do(req *fasthttp.Request, resp *fasthttp.Response) error
+}
+
+// workerStats is one worker's record; workers never share one.
+type workerStats struct {
+	hist                              *hist
+	ok, httpErr, transportErr, rpcErr uint64
+	perKind                           map[string]uint64
+	samples                           []string
+	last                              time.Time
+}
+
+func (w *workerStats) sample(s string) {
+	if len(w.samples) < 3 {
+		w.samples = append(w.samples, s)
+	}
+}
+
+var (
+	errorMember  = []byte(`"error"`)
+	resultMember = []byte(`"result"`)
+)
+
+func runHTTPOnce(ctx context.Context, cfg httpConfig, conns int) (httpRun, error) {
+	addr, uri, host, err := hostAndPath(cfg.URL)
+	if err != nil {
+		return httpRun{}, err
+	}
+	pipeline := max(1, cfg.Pipeline)
+	var client doer
+	if pipeline > 1 {
+		client = &fasthttp.PipelineClient{Addr: addr, MaxConns: conns, MaxPendingRequests: conns * pipeline,
+			ReadTimeout: cfg.Timeout, WriteTimeout: cfg.Timeout, NoDefaultUserAgentHeader: true}
+	} else {
+		client = &fasthttp.HostClient{Addr: addr, MaxConns: conns, MaxIdemponentCallAttempts: 1,
+			ReadTimeout: cfg.Timeout, WriteTimeout: cfg.Timeout, NoDefaultUserAgentHeader: true}
+	}
+	defer func() {
+		if hc, ok := client.(*fasthttp.HostClient); ok {
+			hc.CloseIdleConnections()
+		}
+	}()
+	workers := conns * pipeline
+	start := time.Now()
+	measureFrom := start.Add(cfg.Warmup)
+	end := measureFrom.Add(cfg.Duration)
+	stats := make([]*workerStats, workers)
+	token := common.HexToAddress(cfg.Token)
+	var wg sync.WaitGroup
+	for w := range workers {
+		st := &workerStats{hist: newHist(), perKind: map[string]uint64{}}
+		stats[w] = st
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			gen := newBodyGen(cfg.Method, cfg.Tag, token, w)
+			req, resp := fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
+			defer fasthttp.ReleaseRequest(req)
+			defer fasthttp.ReleaseResponse(resp)
+			req.Header.SetMethod(fasthttp.MethodPost)
+			req.SetRequestURI(uri)
+			req.Header.SetHost(host)
+			req.Header.SetContentType("application/json")
+			buf := make([]byte, 0, 512)
+			var kind string
+			for ctx.Err() == nil {
+				buf, kind = gen.next(buf[:0])
+				req.SetBody(buf)
+				t0 := time.Now()
+				if !t0.Before(end) {
+					return
+				}
+				err := client.Do(req, resp)
+				t1 := time.Now()
+				if t0.Before(measureFrom) {
+					continue
+				}
+				st.last = t1
+				st.hist.record(t1.Sub(t0))
+				st.perKind[kind]++
+				switch {
+				case err != nil:
+					st.transportErr++
+					st.sample("transport: " + err.Error())
+				case resp.StatusCode() != fasthttp.StatusOK:
+					st.httpErr++
+					st.sample(fmt.Sprintf("HTTP %d: %.200s", resp.StatusCode(), resp.Body()))
+				case bytes.Contains(resp.Body(), errorMember) || !bytes.Contains(resp.Body(), resultMember):
+					st.rpcErr++
+					st.sample(fmt.Sprintf("%s: %.200s", kind, resp.Body()))
+				default:
+					st.ok++
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	run := httpRun{URL: cfg.URL, Method: cfg.Method, Tag: cfg.Tag, Conns: conns, Pipeline: pipeline, PerKind: map[string]uint64{}}
+	total := newHist()
+	last := measureFrom
+	seen := map[string]bool{}
+	for _, st := range stats {
+		total.merge(st.hist)
+		run.OK += st.ok
+		run.HTTPErrors += st.httpErr
+		run.TransportErrors += st.transportErr
+		run.RPCErrors += st.rpcErr
+		for k, n := range st.perKind {
+			run.PerKind[k] += n
+		}
+		for _, s := range st.samples {
+			if !seen[s] && len(run.ErrorSamples) < 5 {
+				seen[s] = true
+				run.ErrorSamples = append(run.ErrorSamples, s)
+			}
+		}
+		if st.last.After(last) {
+			last = st.last
+		}
+	}
+	run.Requests = total.n
+	run.Seconds = last.Sub(measureFrom).Seconds()
+	if run.Seconds > 0 {
+		run.ReqPerSec = float64(run.Requests) / run.Seconds
+	}
+	run.Latency = total.summary()
+	run.Mean = total.mean()
+	return run, nil
+}

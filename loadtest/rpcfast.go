@@ -1,0 +1,140 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/valyala/fasthttp"
+)
+
+// fastRPC is a JSON-RPC client over a fasthttp.HostClient (keep-alive
+// connections, safe for concurrent use), for the flood and its pollers.
+type fastRPC struct {
+	client     *fasthttp.HostClient
+	uri, host  string
+	maxRespLen int
+}
+
+func newFastRPC(rawURL string, conns int) (*fastRPC, error) {
+	addr, uri, host, err := hostAndPath(rawURL)
+	if err != nil {
+		return nil, err
+	}
+	return &fastRPC{uri: uri, host: host, client: &fasthttp.HostClient{Addr: addr, MaxConns: conns,
+		MaxIdemponentCallAttempts: 1, ReadTimeout: 15 * time.Second, WriteTimeout: 15 * time.Second,
+		NoDefaultUserAgentHeader: true, MaxResponseBodySize: 256 << 20}}, nil
+}
+
+// rpcError is a JSON-RPC error response: the server answered and refused.
+type rpcError struct {
+	Code    int             `json:"code"`
+	Message string          `json:"message"`
+	Data    json.RawMessage `json:"data,omitempty"`
+}
+
+func (e *rpcError) Error() string { return e.Message }
+
+type rpcEnvelope struct {
+	ID     json.RawMessage `json:"id"`
+	Result json.RawMessage `json:"result"`
+	Error  *rpcError       `json:"error"`
+}
+
+// post sends body and returns the response body (a copy).
+func (c *fastRPC) post(body []byte) ([]byte, error) {
+	req, resp := fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
+	defer fasthttp.ReleaseRequest(req)
+	defer fasthttp.ReleaseResponse(resp)
+	req.Header.SetMethod(fasthttp.MethodPost)
+	req.SetRequestURI(c.uri)
+	req.Header.SetHost(c.host)
+	req.Header.SetContentType("application/json")
+	req.SetBody(body)
+	if err := c.client.Do(req, resp); err != nil {
+		return nil, err
+	}
+	if resp.StatusCode() != fasthttp.StatusOK {
+		return nil, fmt.Errorf("HTTP %d: %.200s", resp.StatusCode(), resp.Body())
+	}
+	return append([]byte(nil), resp.Body()...), nil
+}
+
+// call runs one method and decodes its result into result (if not nil). A
+// JSON-RPC error comes back as *rpcError.
+func (c *fastRPC) call(result any, method string, params ...any) error {
+	if params == nil {
+		params = []any{}
+	}
+	body, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
+	if err != nil {
+		return err
+	}
+	data, err := c.post(body)
+	if err != nil {
+		return fmt.Errorf("%s: %w", method, err)
+	}
+	var env rpcEnvelope
+	if err := json.Unmarshal(data, &env); err != nil {
+		return fmt.Errorf("%s: %w: %.200s", method, err, data)
+	}
+	if env.Error != nil {
+		return env.Error
+	}
+	if result != nil {
+		return json.Unmarshal(env.Result, result)
+	}
+	return nil
+}
+
+// batchCall is one element of a batch.
+type batchCall struct {
+	Method string
+	Params []any
+	Result any   // decoded into when not nil
+	Err    error // set by batch
+}
+
+// batch sends calls as one JSON-RPC batch. The returned error is a transport
+// or decoding failure; each call's own error is in its Err.
+func (c *fastRPC) batch(calls []*batchCall) error {
+	reqs := make([]map[string]any, len(calls))
+	for i, bc := range calls {
+		params := bc.Params
+		if params == nil {
+			params = []any{}
+		}
+		reqs[i] = map[string]any{"jsonrpc": "2.0", "id": i, "method": bc.Method, "params": params}
+	}
+	body, err := json.Marshal(reqs)
+	if err != nil {
+		return err
+	}
+	data, err := c.post(body)
+	if err != nil {
+		return err
+	}
+	var envs []rpcEnvelope
+	if err := json.Unmarshal(data, &envs); err != nil {
+		return fmt.Errorf("batch: %w: %.200s", err, data)
+	}
+	for _, bc := range calls {
+		bc.Err = fmt.Errorf("%s: no answer in the batch", bc.Method)
+	}
+	for _, env := range envs {
+		var id int
+		if json.Unmarshal(env.ID, &id) != nil || id < 0 || id >= len(calls) {
+			continue
+		}
+		bc := calls[id]
+		switch {
+		case env.Error != nil:
+			bc.Err = env.Error
+		case bc.Result != nil:
+			bc.Err = json.Unmarshal(env.Result, bc.Result)
+		default:
+			bc.Err = nil
+		}
+	}
+	return nil
+}
