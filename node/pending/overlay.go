@@ -51,6 +51,19 @@ func (l *Layer) Account(addr common.Address) (*types.StateAccount, error) {
 	return l.base.Account(addr)
 }
 
+// AccountShared implements SharedAccountReader.
+func (l *Layer) AccountShared(addr common.Address) (*types.StateAccount, error) {
+	for layer := l; layer != nil; layer = layer.parent {
+		if account, ok := layer.accounts[addr]; ok {
+			return account, nil
+		}
+	}
+	if shared, ok := l.base.(SharedAccountReader); ok {
+		return shared.AccountShared(addr)
+	}
+	return l.base.Account(addr)
+}
+
 // Storage implements state.StateReader.
 func (l *Layer) Storage(addr common.Address, slot common.Hash) (common.Hash, error) {
 	for layer := l; layer != nil; layer = layer.parent {

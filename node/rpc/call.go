@@ -164,7 +164,11 @@ func (s *Server) newEVM(env *callEnv, cfg vm.Config) *vm.EVM {
 		env.block.applyContext(&blockCtx)
 	}
 	cfg.NoBaseFee = true
-	return vm.NewEVM(blockCtx, env.state, s.b.Chain.Config(), cfg)
+	evm := vm.NewEVM(blockCtx, env.state, s.b.Chain.Config(), cfg)
+	// Share the chain's analysis of contracts' jump destinations: a hot
+	// contract is analysed once, not once per call.
+	evm.SetJumpDestCache(bc.JumpDestCache())
+	return evm
 }
 
 // execute applies msg with the EVM time limit, then releases evm: its stack

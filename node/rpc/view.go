@@ -8,6 +8,7 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 
 	"github.com/stocknode/stocknode/codec"
+	"github.com/stocknode/stocknode/node/pending"
 )
 
 // view is the block and state a block parameter names, as of the request's
@@ -109,7 +110,13 @@ var emptyAccount = types.NewEmptyStateAccount()
 // account reads an account; a missing account reads as empty. The result
 // must not be modified.
 func (v view) account(addr common.Address) (*types.StateAccount, error) {
-	acct, err := v.reader.Account(addr)
+	var acct *types.StateAccount
+	var err error
+	if shared, ok := v.reader.(pending.SharedAccountReader); ok {
+		acct, err = shared.AccountShared(addr)
+	} else {
+		acct, err = v.reader.Account(addr)
+	}
 	if err != nil {
 		return nil, err
 	}

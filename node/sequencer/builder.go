@@ -79,10 +79,13 @@ func openBlock(c *chain.Chain, parent *types.Block, timestamp uint64, coinbase c
 		header.ExcessBlobGas = &excess
 		header.ParentBeaconRoot = new(common.Hash) // no beacon chain: the zero root, as geth's dev mode
 	}
-	base, err := c.StateReader(ph.Root)
+	stateReader, err := c.StateReader(ph.Root)
 	if err != nil {
 		return nil, fmt.Errorf("state of block %d: %w", ph.Number, err)
 	}
+	// The parent's state is read by this block's builder and, once the
+	// parent is the head, by every latest and pending request: cache it.
+	base := pending.NewCachedReader(stateReader)
 	st, err := state.NewWithReader(ph.Root, c.StateDatabase(), base)
 	if err != nil {
 		return nil, fmt.Errorf("state of block %d: %w", ph.Number, err)

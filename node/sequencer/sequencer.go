@@ -143,10 +143,11 @@ func earliest(a, b time.Time) time.Time {
 // equals latest when nothing is being built).
 func (s *Sequencer) PublishHead() error {
 	head := s.currentHead()
-	reader, err := s.chain.StateReader(head.Root())
+	stateReader, err := s.chain.StateReader(head.Root())
 	if err != nil {
 		return fmt.Errorf("state of head %d: %w", head.NumberU64(), err)
 	}
+	reader := pending.NewCachedReader(stateReader)
 	s.publish(head, &pending.Block{Header: head.Header()}, reader, reader, nil)
 	return nil
 }
