@@ -32,11 +32,12 @@ type payload struct{ b []byte }
 // connection with more than SendQueue messages waiting is closed as too
 // slow. No goroutine exists per idle connection besides its reader.
 type conn struct {
-	id  uint64
-	ws  *websocket.Conn
-	hub *Hub
-	net net.Conn        // the socket, for blocking writes and close
-	raw syscall.RawConn // the socket's fd for non-blocking writes; nil with TLS
+	id         uint64
+	shardIndex int // position in its shard's slice, guarded by the shard's lock
+	ws         *websocket.Conn
+	hub        *Hub
+	net        net.Conn        // the socket, for blocking writes and close
+	raw        syscall.RawConn // the socket's fd for non-blocking writes; nil with TLS
 
 	wmu      sync.Mutex // guards the write state below
 	buf      []byte     // framed bytes not yet written
@@ -45,8 +46,10 @@ type conn struct {
 	closing  bool       // a close frame is queued: nothing more is accepted
 	closed   chan struct{}
 
-	mu   sync.Mutex // guards subs (the reader adds and removes, shards read)
-	subs map[string]*subscription
+	mu sync.Mutex // guards subs (the reader adds and removes, shards read)
+	// subs is a slice, not a map: shards walk it for every event, and a
+	// connection holds few subscriptions (at most MaxSubs).
+	subs []*subscription
 }
 
 var (
@@ -62,7 +65,6 @@ func newConn(h *Hub, ws *websocket.Conn) *conn {
 		hub:    h,
 		net:    ws.UnderlyingConn(),
 		closed: make(chan struct{}),
-		subs:   make(map[string]*subscription),
 	}
 	if u, ok := c.net.(interface{ UnsafeConn() net.Conn }); ok {
 		c.net = u.UnsafeConn() // fasthttp's hijack wrapper

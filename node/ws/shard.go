@@ -24,26 +24,33 @@ type encodedLog struct {
 	json *payload
 }
 
-// shard writes deliveries to its share of the connections.
+// shard writes deliveries to its share of the connections. The
+// connections are a slice (each knows its index) because every event walks
+// all of them.
 type shard struct {
 	mu    sync.RWMutex
-	conns map[*conn]struct{}
+	conns []*conn
 	in    chan delivery
 }
 
 func newShard() *shard {
-	return &shard{conns: make(map[*conn]struct{}), in: make(chan delivery, 1024)}
+	return &shard{in: make(chan delivery, 1024)}
 }
 
 func (s *shard) add(c *conn) {
 	s.mu.Lock()
-	s.conns[c] = struct{}{}
+	c.shardIndex = len(s.conns)
+	s.conns = append(s.conns, c)
 	s.mu.Unlock()
 }
 
 func (s *shard) remove(c *conn) {
 	s.mu.Lock()
-	delete(s.conns, c)
+	last := s.conns[len(s.conns)-1]
+	s.conns[c.shardIndex] = last
+	last.shardIndex = c.shardIndex
+	s.conns[len(s.conns)-1] = nil
+	s.conns = s.conns[:len(s.conns)-1]
 	s.mu.Unlock()
 }
 
@@ -55,7 +62,7 @@ func (s *shard) closeAll(code int, text string) {
 func (s *shard) each(f func(*conn)) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	for c := range s.conns {
+	for _, c := range s.conns {
 		f(c)
 	}
 }
@@ -74,7 +81,7 @@ func (s *shard) run(stop <-chan struct{}) {
 func (s *shard) deliver(d *delivery) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	for c := range s.conns {
+	for _, c := range s.conns {
 		c.deliver(d)
 	}
 }

@@ -79,7 +79,7 @@ func (h *Hub) subscribe(c *conn, req *codec.Request, dst []byte) []byte {
 		return codec.AppendError(dst, req.ID, &codec.Error{Code: codec.CodeLimitExceeded,
 			Message: fmt.Sprintf("too many subscriptions on this connection (limit %d)", h.cfg.MaxSubs)})
 	}
-	c.subs[string(sub.id)] = sub
+	c.subs = append(c.subs, sub)
 	c.mu.Unlock()
 	h.metrics.subs.Add(1)
 
@@ -149,8 +149,7 @@ func (h *Hub) unsubscribe(c *conn, req *codec.Request, dst []byte) []byte {
 		return codec.AppendError(dst, req.ID, &codec.Error{Code: codec.CodeInvalidParams, Message: "invalid argument 0: subscription id must be a string"})
 	}
 	c.mu.Lock()
-	_, ok := c.subs[string(id[1:len(id)-1])]
-	delete(c.subs, string(id[1:len(id)-1]))
+	ok := c.removeSub(id[1 : len(id)-1])
 	c.mu.Unlock()
 	if !ok {
 		return codec.AppendError(dst, req.ID, &codec.Error{Code: codec.CodeServer, Message: "subscription not found"})
@@ -159,4 +158,15 @@ func (h *Hub) unsubscribe(c *conn, req *codec.Request, dst []byte) []byte {
 	dst = codec.AppendResultStart(dst, req.ID)
 	dst = codec.AppendBool(dst, true)
 	return codec.AppendResultEnd(dst)
+}
+
+// removeSub deletes the subscription with this id; c.mu must be held.
+func (c *conn) removeSub(id []byte) bool {
+	for i, s := range c.subs {
+		if string(s.id) == string(id) {
+			c.subs = append(c.subs[:i], c.subs[i+1:]...)
+			return true
+		}
+	}
+	return false
 }
