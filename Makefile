@@ -5,7 +5,7 @@ BIN     := bin/stocknode
 DATADIR ?= ./stocknode-data
 ARGS    ?=
 
-.PHONY: build run dev test test-short vet clean conformance loadtest compare
+.PHONY: build run dev test test-short vet clean conformance bench profile loadtest compare
 
 build:
 	$(GO) build -o $(BIN) ./cmd/stocknode
@@ -45,3 +45,11 @@ loadtest:
 ## compare: stocknode vs geth v1.16.7 and anvil 1.7.1 on one genesis: reads (req/s, p99) and a transaction flood, about 2 minutes; flags in COMPARE_ARGS.
 compare:
 	bash compare/run.sh $(COMPARE_ARGS)
+
+## bench: hot-path benchmarks into bench.txt; BASE=<rev> also benchmarks that revision and compares with benchstat.
+bench:
+	BASE=$(BASE) bash scripts/bench.sh
+
+## profile: CPU and allocation profiles of stocknode under load in ./profiles (METHOD=mix|getBalance|call).
+profile:
+	METHOD=$(METHOD) bash scripts/profile.sh
