@@ -5,6 +5,7 @@
 //	go run ./loadtest ws-logs   -url ws://127.0.0.1:8545/ws -rpc http://127.0.0.1:8545 -n 1000 -duration 20s
 //	go run ./loadtest http      -url http://127.0.0.1:8545 -method getBalance|call|blockNumber|mix -tag latest|pending -c 1,4,16,64,256 -duration 6s [-pipeline N]
 //	go run ./loadtest flood     -url http://127.0.0.1:8545 -accounts 1024 -senders 64 -duration 6s
+//	go run ./loadtest genesis   -accounts 1000000 -out genesis.json   (for the state-size measurement)
 //
 // Only loopback addresses are accepted: load never leaves the machine.
 package main
@@ -55,6 +56,10 @@ func main() {
 		cfg := floodFlags(fs)
 		fs.Parse(os.Args[2:])
 		report, err = runFlood(ctx, *cfg)
+	case "genesis":
+		cfg := genesisFlags(fs)
+		fs.Parse(os.Args[2:])
+		report, err = runGenesis(*cfg)
 	default:
 		usage()
 	}
@@ -72,7 +77,7 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: loadtest ws-fanout|ws-logs|http|flood [flags] (-h for flags)")
+	fmt.Fprintln(os.Stderr, "usage: loadtest ws-fanout|ws-logs|http|flood|genesis [flags] (-h for flags)")
 	os.Exit(2)
 }
 
