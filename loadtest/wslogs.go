@@ -21,6 +21,8 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/params"
+
+	"github.com/stocknode/stocknode/loadtest/workload"
 )
 
 type logsConfig struct {
@@ -58,18 +60,6 @@ type logsReport struct {
 func (r logsReport) String() string {
 	return fmt.Sprintf("ws-logs (%s): %d subscribers, %d transactions sent (%d rejected), %d logs seen, %d not delivered to every subscriber, %d subscribers dropped\nspread: %v\nsend to first delivery: %v",
 		r.Kind, r.Subscribers, r.Sent, r.Rejected, r.Logs, r.Undelivered, r.Dropped, r.Spread, r.SendToFirst)
-}
-
-// devKeys are the first standard development keys (the flood's senders).
-var devKeys = []string{
-	"ac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80",
-	"59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d",
-	"5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a",
-	"7c852118294e51e653712a81e05800f419141751be58f605c371e15141b007a6",
-	"47e179ec197488593b187f80a00eb0da91f1b9d0b13f8733639f19c30a34926a",
-	"8b3a350cf5c34c9194ca85829a2df0ec3153be0318b5e2d3348e872092edffba",
-	"92db14e403b83dfe3df233f83dfa3a0d7096f21ca9b0d6d6b8d88b2b4ec1564e",
-	"4bbbf85ce3377467afe5d46f804f221813b2bb87f24d81f60f1fcdbf7cbf4356",
 }
 
 // logEmitter's runtime emits LOG1(topic) with its calldata as data.
@@ -127,9 +117,10 @@ func runLogs(ctx context.Context, cfg logsConfig) (logsReport, error) {
 		return report, err
 	}
 	signer := types.LatestSignerForChainID(chainID.ToInt())
-	senders := make([]*sender, len(devKeys))
-	for i, k := range devKeys {
-		key, _ := crypto.HexToECDSA(k)
+	// The first eight development accounts send the flood.
+	senders := make([]*sender, workload.FloodFunders)
+	for i := range senders {
+		key := workload.DevKey(i)
 		var nonce hexutil.Uint64
 		if err := client.call("eth_getTransactionCount", &nonce, crypto.PubkeyToAddress(key.PublicKey), "pending"); err != nil {
 			return report, err
