@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 count=${COUNT:-6}
 run() { # dir out
-  (cd "$1" && go test -run '^$' -bench . -benchmem -count "$count" ./bench/ ./node/rpc/) | tee "$2" | grep -E '^Benchmark' || true
+  (cd "$1" && go test -run '^$' -bench . -benchmem -count "$count" ./bench/ ./node/rpc/ ./pool/) | tee "$2" | grep -E '^Benchmark' || true
 }
 run . bench.txt
 if [ -n "${BASE:-}" ]; then
