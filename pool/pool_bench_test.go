@@ -2,8 +2,8 @@ package pool
 
 import "testing"
 
-// BenchmarkDo measures the hand-off of one task to a worker and back, what
-// every eth_call pays on top of its execution.
+// BenchmarkDo measures what every eth_call pays for the bound on top of its
+// execution: taking and returning a slot.
 func BenchmarkDo(b *testing.B) {
 	p, err := New(Config{})
 	if err != nil {

@@ -9,6 +9,8 @@ import (
 
 	"github.com/ethereum/go-ethereum/core/state"
 	"github.com/ethereum/go-ethereum/core/types"
+
+	"github.com/stocknode/stocknode/node/callstate"
 )
 
 // Block is the pre-confirmed block: what the sequencer has executed into the
@@ -42,11 +44,22 @@ type Snapshot struct {
 	db            state.Database
 	headReader    state.Reader
 	pendingReader state.Reader
+	headCalls     *callstate.Pool
+	pendingCalls  *callstate.Pool
 }
 
 // New makes a snapshot. pendingReader is the newest Layer of the pending
-// block, or headReader when nothing has been executed on top of Head.
-func New(seq uint64, head *types.Block, pending *Block, db state.Database, headReader, pendingReader state.Reader) *Snapshot {
+// block, or headReader when nothing has been executed on top of Head. prev
+// is the snapshot this one replaces, nil for the first: with the same head,
+// the two share the StateDBs that eth_calls at latest reuse.
+func New(seq uint64, head *types.Block, pending *Block, db state.Database, headReader, pendingReader state.Reader, prev *Snapshot) *Snapshot {
+	headCalls := callstate.NewPool(head.Root(), db, headReader)
+	if prev != nil && prev.Head.Hash() == head.Hash() && prev.headReader == headReader {
+		headCalls = prev.headCalls
+	}
+	// Always a pool of its own, even over headReader: a pool's calls share
+	// one block context, and the pending block's is not Head's.
+	pendingCalls := callstate.NewPool(head.Root(), db, pendingReader)
 	return &Snapshot{
 		Seq:           seq,
 		Head:          head,
@@ -56,6 +69,8 @@ func New(seq uint64, head *types.Block, pending *Block, db state.Database, headR
 		db:            db,
 		headReader:    headReader,
 		pendingReader: pendingReader,
+		headCalls:     headCalls,
+		pendingCalls:  pendingCalls,
 	}
 }
 
@@ -64,6 +79,13 @@ func (s *Snapshot) LatestReader() state.Reader { return s.headReader }
 
 // PendingReader reads the pre-confirmed state; safe for concurrent use.
 func (s *Snapshot) PendingReader() state.Reader { return s.pendingReader }
+
+// LatestCalls hands out reusable StateDBs over Head for eth_call.
+func (s *Snapshot) LatestCalls() *callstate.Pool { return s.headCalls }
+
+// PendingCalls hands out reusable StateDBs over the pre-confirmed state for
+// eth_call.
+func (s *Snapshot) PendingCalls() *callstate.Pool { return s.pendingCalls }
 
 // LatestState returns a fresh StateDB (for one reader's exclusive use) over Head.
 func (s *Snapshot) LatestState() (*state.StateDB, error) {

@@ -20,19 +20,23 @@ import (
 	"github.com/holiman/uint256"
 
 	"github.com/stocknode/stocknode/codec"
+	"github.com/stocknode/stocknode/node/callstate"
 )
 
 // callEnv is everything one message execution needs.
 type callEnv struct {
 	view   view
-	state  *state.StateDB
-	header *types.Header // the block context (a copy when overridden)
+	state  *state.StateDB  // a fresh StateDB, when calls is nil
+	calls  *callstate.Pool // reusable StateDBs, when the call overrides nothing
+	header *types.Header   // the block context (a copy when overridden)
 	block  *blockOverrides
 }
 
 // prepareCall parses the call object (arg 0), the block (arg 1), the state
 // override (arg 2) and the block override (arg 3), and builds the message.
-func (s *Server) prepareCall(r *request, maxArgs int) (*core.Message, *callEnv, error) {
+// With reuse, a call at latest or pending that overrides nothing runs on a
+// StateDB reused from the snapshot's pool (env.calls) instead of a fresh one.
+func (s *Server) prepareCall(r *request, maxArgs int, reuse bool) (*core.Message, *callEnv, error) {
 	if err := r.maxParams(maxArgs); err != nil {
 		return nil, nil, err
 	}
@@ -48,10 +52,13 @@ func (s *Server) prepareCall(r *request, maxArgs int) (*core.Message, *callEnv, 
 		return nil, nil, err
 	}
 	env := &callEnv{view: v, header: v.header}
-	if env.state, err = s.stateDB(v); err != nil {
+	overrides := (maxArgs > 2 && r.arg(2) != nil) || (maxArgs > 3 && r.arg(3) != nil)
+	if reuse && !overrides && v.calls != nil {
+		env.calls = v.calls
+	} else if env.state, err = s.stateDB(v); err != nil {
 		return nil, nil, err
 	}
-	if maxArgs > 2 {
+	if maxArgs > 2 && env.state != nil {
 		if err := applyStateOverrides(r.arg(2), env.state); err != nil {
 			return nil, nil, argError(2, err)
 		}
@@ -155,20 +162,52 @@ func decodeCallLists(msg *core.Message, args *codec.CallArgs) error {
 	return nil
 }
 
-// newEVM builds an EVM for a call on env; eth_call runs without the base fee
-// rule so that a call without fees works (geth's NoBaseFee).
-func (s *Server) newEVM(env *callEnv, cfg vm.Config) *vm.EVM {
+// newEVM builds an EVM for a call on env over db; eth_call runs without the
+// base fee rule so that a call without fees works (geth's NoBaseFee).
+func (s *Server) newEVM(env *callEnv, db vm.StateDB, cfg vm.Config) *vm.EVM {
 	bc := s.b.Chain.BlockChain()
-	blockCtx := core.NewEVMBlockContext(env.header, bc, nil)
-	if env.block != nil {
-		env.block.applyContext(&blockCtx)
+	var blockCtx vm.BlockContext
+	if env.calls != nil {
+		// Made once per block and snapshot, not per call (the blob base
+		// fee alone is a big-number exponential).
+		blockCtx = env.calls.BlockContext(func() vm.BlockContext { return s.sharedBlockContext(env.header) })
+	} else {
+		blockCtx = core.NewEVMBlockContext(env.header, bc, nil)
+		if env.block != nil {
+			env.block.applyContext(&blockCtx)
+		}
 	}
 	cfg.NoBaseFee = true
-	evm := vm.NewEVM(blockCtx, env.state, s.b.Chain.Config(), cfg)
+	evm := vm.NewEVM(blockCtx, db, s.b.Chain.Config(), cfg)
 	// Share the chain's analysis of contracts' jump destinations: a hot
 	// contract is analysed once, not once per call.
 	evm.SetJumpDestCache(bc.JumpDestCache())
 	return evm
+}
+
+// sharedBlockContext is header's block context for concurrent calls:
+// go-ethereum's GetHashFn caches into a slice, so BLOCKHASH reads the
+// canonical hash instead (the chain never reorgs, and the EVM only asks for
+// numbers below header's).
+func (s *Server) sharedBlockContext(header *types.Header) vm.BlockContext {
+	bc := s.b.Chain.BlockChain()
+	ctx := core.NewEVMBlockContext(header, bc, nil)
+	ctx.GetHash = bc.GetCanonicalHash
+	return ctx
+}
+
+// run executes msg on env's state: a StateDB from env's pool, given back
+// afterwards, or env's own.
+func (s *Server) run(ctx context.Context, env *callEnv, msg *core.Message) (*core.ExecutionResult, error) {
+	if env.calls == nil {
+		return s.execute(ctx, s.newEVM(env, env.state, vm.Config{}), msg)
+	}
+	st, err := env.calls.Get()
+	if err != nil {
+		return nil, err
+	}
+	defer env.calls.Put(st)
+	return s.execute(ctx, s.newEVM(env, st, vm.Config{}), msg)
 }
 
 // execute applies msg with the EVM time limit, then releases evm: its stack
@@ -190,14 +229,14 @@ func (s *Server) execute(ctx context.Context, evm *vm.EVM, msg *core.Message) (*
 }
 
 func ethCall(s *Server, r *request) error {
-	msg, env, err := s.prepareCall(r, 4)
+	msg, env, err := s.prepareCall(r, 4, true)
 	if err != nil {
 		return err
 	}
 	var ret []byte
 	var callErr error
 	if err := s.b.Calls.Do(func() {
-		res, err := s.execute(r.ctx, s.newEVM(env, vm.Config{}), msg)
+		res, err := s.run(r.ctx, env, msg)
 		switch {
 		case err != nil:
 			callErr = err
@@ -229,7 +268,7 @@ func revertError(data []byte) *codec.Error {
 }
 
 func ethEstimateGas(s *Server, r *request) error {
-	msg, env, err := s.prepareCall(r, 4)
+	msg, env, err := s.prepareCall(r, 4, false)
 	if err != nil {
 		return err
 	}
@@ -271,7 +310,7 @@ type accessListResult struct {
 }
 
 func ethCreateAccessList(s *Server, r *request) error {
-	msg, env, err := s.prepareCall(r, 3)
+	msg, env, err := s.prepareCall(r, 3, false)
 	if err != nil {
 		return err
 	}
@@ -322,7 +361,7 @@ func (s *Server) accessList(ctx context.Context, msg *core.Message, env *callEnv
 		run := *msg
 		run.AccessList = list
 		env.state = base.Copy()
-		res, err := s.execute(ctx, s.newEVM(env, vm.Config{Tracer: tracer.Hooks()}), &run)
+		res, err := s.execute(ctx, s.newEVM(env, env.state, vm.Config{Tracer: tracer.Hooks()}), &run)
 		if err != nil {
 			return accessListResult{}, fmt.Errorf("failed to apply transaction: %w", err)
 		}

@@ -8,6 +8,7 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 
 	"github.com/stocknode/stocknode/codec"
+	"github.com/stocknode/stocknode/node/callstate"
 	"github.com/stocknode/stocknode/node/pending"
 )
 
@@ -18,6 +19,7 @@ type view struct {
 	root    common.Hash  // state root the reader reads (the parent's for pending)
 	reader  state.Reader // concurrency-safe
 	pending bool
+	calls   *callstate.Pool // reusable StateDBs for eth_call; latest and pending only
 }
 
 var (
@@ -49,7 +51,7 @@ func (s *Server) stateView(r *request, i int) (view, error) {
 	case codec.TagLatest, codec.TagSafe, codec.TagFinalized:
 		return s.latestView(r), nil
 	case codec.TagPending:
-		return view{header: snap.Pending.Header, root: snap.Head.Root(), reader: snap.PendingReader(), pending: true}, nil
+		return view{header: snap.Pending.Header, root: snap.Head.Root(), reader: snap.PendingReader(), pending: true, calls: snap.PendingCalls()}, nil
 	}
 	header, err := s.header(r, bp)
 	if err != nil {
@@ -67,7 +69,7 @@ func (s *Server) stateView(r *request, i int) (view, error) {
 
 func (s *Server) latestView(r *request) view {
 	head := r.snap.Head
-	return view{header: r.snap.HeadHeader, root: head.Root(), reader: r.snap.LatestReader()}
+	return view{header: r.snap.HeadHeader, root: head.Root(), reader: r.snap.LatestReader(), calls: r.snap.LatestCalls()}
 }
 
 // header resolves a block parameter to a sealed header, seen from the

@@ -204,7 +204,7 @@ func (s *Sequencer) sealAndReopen(b *builder, now time.Time) (*builder, error) {
 
 func (s *Sequencer) publish(head *types.Block, block *pending.Block, headReader, pendingReader state.Reader, sealed *types.Block) {
 	s.seq++
-	snap := pending.New(s.seq, head, block, s.chain.StateDatabase(), headReader, pendingReader)
+	snap := pending.New(s.seq, head, block, s.chain.StateDatabase(), headReader, pendingReader, s.store.Load())
 	s.store.Publish(snap)
 	if s.listener == nil {
 		return

@@ -1,0 +1,165 @@
+// Package callstate reuses go-ethereum StateDBs across eth_calls on one
+// immutable state (a sealed block's, or one pending snapshot's).
+//
+// A fresh StateDB per call costs seven maps, a journal and a state object
+// (with four storage maps) for every account the call touches, and the
+// contract's code and storage are looked up again each time. A State is
+// instead reverted to where its call began and handed to the next call on
+// the same state: what go-ethereum's journal restores is exactly what a call
+// changes (balances, nonces, storage, code, logs, refund, transient storage,
+// created and destructed accounts), while what it keeps (loaded accounts,
+// code, committed storage) is the same immutable state the next call reads.
+//
+// Only what eth_call runs goes through here: no Finalise, no commit, no
+// state overrides (SetStorage changes the StateDB outside the journal, so
+// overridden calls use a fresh StateDB).
+package callstate
+
+import (
+	"sync"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/state"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/core/vm"
+	"github.com/ethereum/go-ethereum/params"
+)
+
+// State is a StateDB for one call at a time, with a cheaper EIP-2929 access
+// list (accessList). Get it from a Pool and give it back with Put.
+type State struct {
+	*state.StateDB
+	start int // the revision the call began at
+	al    accessList
+	marks []mark
+	// geth is set when the call's rules need go-ethereum's own access list
+	// handling (Verkle access events, block-level access lists): every
+	// access-list method then goes to the StateDB.
+	geth bool
+}
+
+// mark ties a StateDB revision to the access-list journal length at that
+// revision, so that reverting one reverts both.
+type mark struct{ id, journal int }
+
+var _ vm.StateDB = (*State)(nil)
+
+// Prepare starts a call: it sets the warm set (sender, destination,
+// precompiles, the access list, and the coinbase from Shanghai on). The
+// transient storage is already empty: a State is fresh or reverted.
+func (s *State) Prepare(rules params.Rules, sender, coinbase common.Address, dst *common.Address, precompiles []common.Address, list types.AccessList) {
+	s.marks = s.marks[:0]
+	s.geth = !rules.IsEIP2929 || rules.IsEIP4762 || rules.IsAmsterdam
+	if s.geth {
+		s.StateDB.Prepare(rules, sender, coinbase, dst, precompiles, list)
+		return
+	}
+	s.al.prepare(sender, coinbase, dst, precompiles, list, rules.IsShanghai)
+}
+
+// AddressInAccessList reports whether addr is warm.
+func (s *State) AddressInAccessList(addr common.Address) bool {
+	if s.geth {
+		return s.StateDB.AddressInAccessList(addr)
+	}
+	return s.al.containsAddress(addr)
+}
+
+// SlotInAccessList reports whether addr and its slot are warm.
+func (s *State) SlotInAccessList(addr common.Address, slot common.Hash) (addressOk, slotOk bool) {
+	if s.geth {
+		return s.StateDB.SlotInAccessList(addr, slot)
+	}
+	return s.al.contains(addr, slot)
+}
+
+// AddAddressToAccessList warms addr.
+func (s *State) AddAddressToAccessList(addr common.Address) {
+	if s.geth {
+		s.StateDB.AddAddressToAccessList(addr)
+		return
+	}
+	s.al.addAddress(addr)
+}
+
+// AddSlotToAccessList warms addr and its slot.
+func (s *State) AddSlotToAccessList(addr common.Address, slot common.Hash) {
+	if s.geth {
+		s.StateDB.AddSlotToAccessList(addr, slot)
+		return
+	}
+	s.al.addSlot(addr, slot)
+}
+
+// Snapshot returns a revision to revert to.
+func (s *State) Snapshot() int {
+	id := s.StateDB.Snapshot()
+	s.marks = append(s.marks, mark{id: id, journal: len(s.al.journal)})
+	return id
+}
+
+// RevertToSnapshot undoes every change since revision id, the warm set's
+// included.
+func (s *State) RevertToSnapshot(id int) {
+	for i := len(s.marks) - 1; i >= 0; i-- {
+		if s.marks[i].id == id {
+			s.al.revert(s.marks[i].journal)
+			s.marks = s.marks[:i]
+			break
+		}
+	}
+	s.StateDB.RevertToSnapshot(id)
+}
+
+// Pool hands out States over one immutable state. It is safe for concurrent
+// use; each State is used by one call at a time.
+type Pool struct {
+	root   common.Hash
+	db     state.Database
+	reader state.Reader // concurrency-safe
+	free   sync.Pool
+
+	contextOnce sync.Once
+	context     vm.BlockContext
+}
+
+// NewPool makes a pool over the state root reads through reader.
+func NewPool(root common.Hash, db state.Database, reader state.Reader) *Pool {
+	return &Pool{root: root, db: db, reader: reader}
+}
+
+// Get returns a State at the pool's state, ready for one call.
+func (p *Pool) Get() (*State, error) {
+	if s, ok := p.free.Get().(*State); ok {
+		s.start = s.StateDB.Snapshot()
+		return s, nil
+	}
+	db, err := state.NewWithReader(p.root, p.db, p.reader)
+	if err != nil {
+		return nil, err
+	}
+	s := &State{StateDB: db, al: newAccessList()}
+	s.start = db.Snapshot()
+	return s, nil
+}
+
+// Put reverts s to the pool's state and keeps it for the next call. A State
+// whose reads failed is dropped: go-ethereum keeps the first database error.
+func (p *Pool) Put(s *State) {
+	if s.Error() != nil {
+		return
+	}
+	s.StateDB.RevertToSnapshot(s.start)
+	s.al.reset()
+	s.marks = s.marks[:0]
+	s.geth = false
+	p.free.Put(s)
+}
+
+// BlockContext returns the EVM block context of the pool's block, made by
+// build on first use. Calls share it: build must return a context whose
+// GetHash is safe for concurrent use.
+func (p *Pool) BlockContext(build func() vm.BlockContext) vm.BlockContext {
+	p.contextOnce.Do(func() { p.context = build() })
+	return p.context
+}
