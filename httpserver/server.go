@@ -57,6 +57,11 @@ type Server struct {
 	srv    *fasthttp.Server
 	ln     net.Listener
 	bufs   sync.Pool // *[]byte response scratch
+	// life is Serve's context, the one RPC handlers get. Not fasthttp's
+	// RequestCtx: that is a context whose Done is not a standard context's,
+	// so every context.AfterFunc on it (one per eth_call) would start a
+	// goroutine.
+	life context.Context
 }
 
 // New returns a server; Listen binds it.
@@ -97,6 +102,7 @@ func (s *Server) Addr() net.Addr { return s.ln.Addr() }
 
 // Serve serves until ctx ends, then shuts down gracefully.
 func (s *Server) Serve(ctx context.Context) error {
+	s.life = ctx
 	errc := make(chan error, 1)
 	go func() {
 		if s.cfg.TLSCert != "" {
@@ -160,7 +166,7 @@ func (s *Server) serveRPC(ctx *fasthttp.RequestCtx) {
 		return
 	}
 	bp := s.bufs.Get().(*[]byte)
-	out := s.rpc.Handle(ctx, ctx.PostBody(), (*bp)[:0])
+	out := s.rpc.Handle(s.life, ctx.PostBody(), (*bp)[:0])
 	ctx.Response.Header.SetContentTypeBytes(jsonType)
 	if len(out) >= s.cfg.GzipMin && ctx.Request.Header.HasAcceptEncoding("gzip") {
 		ctx.Response.Header.SetContentEncoding("gzip")

@@ -70,17 +70,24 @@ func (s *Server) prepareCall(r *request, maxArgs int, reuse bool) (*core.Message
 		}
 		env.header = env.block.apply(types.CopyHeader(v.header))
 	}
-	msg, err := s.message(&r.call, env.header.BaseFee)
+	msg, err := s.message(&r.msg, &r.call, env.header.BaseFee)
 	if err != nil {
 		return nil, nil, err
 	}
 	return msg, env, nil
 }
 
+// callMessage is a request's reusable message, with room for its numbers:
+// go-ethereum's Message points to them.
+type callMessage struct {
+	msg                                      core.Message
+	value, price, feeCap, tipCap, blobFeeCap uint256.Int
+}
+
 // message turns call arguments into a message with geth's eth_call defaults
 // (TransactionArgs.CallDefaults and ToMessage): gas defaults to the cap and
 // is capped by it, fees default to zero, the nonce is not checked.
-func (s *Server) message(args *codec.CallArgs, baseFee *big.Int) (*core.Message, error) {
+func (s *Server) message(m *callMessage, args *codec.CallArgs, baseFee *big.Int) (*core.Message, error) {
 	if args.HasGasPrice && (args.HasMaxFeePerGas || args.HasMaxPriorityFeePerGas) {
 		return nil, errors.New("both gasPrice and (maxFeePerGas or maxPriorityFeePerGas) specified")
 	}
@@ -94,13 +101,9 @@ func (s *Server) message(args *codec.CallArgs, baseFee *big.Int) (*core.Message,
 	if args.HasChainID && args.ChainID.ToBig().Cmp(chainID) != 0 {
 		return nil, fmt.Errorf("chainId does not match node's (have=%v, want=%v)", args.ChainID.ToBig(), chainID)
 	}
-	msg := &core.Message{
-		From:     args.From,
-		Nonce:    args.Nonce,
-		GasLimit: s.cfg.GasCap,
-		Value:    new(uint256.Int).Set(&args.Value),
-		Data:     args.Data,
-	}
+	*m = callMessage{value: args.Value}
+	msg := &m.msg
+	msg.From, msg.Nonce, msg.GasLimit, msg.Value, msg.Data = args.From, args.Nonce, s.cfg.GasCap, &m.value, args.Data
 	if args.HasTo {
 		to := args.To
 		msg.To = &to
@@ -111,7 +114,7 @@ func (s *Server) message(args *codec.CallArgs, baseFee *big.Int) (*core.Message,
 	if msg.GasLimit == 0 {
 		msg.GasLimit = math.MaxUint64 / 2
 	}
-	setFees(msg, args, baseFee)
+	setFees(m, args, baseFee)
 	if err := decodeCallLists(msg, args); err != nil {
 		return nil, err
 	}
@@ -121,24 +124,27 @@ func (s *Server) message(args *codec.CallArgs, baseFee *big.Int) (*core.Message,
 	return msg, nil
 }
 
-func setFees(msg *core.Message, args *codec.CallArgs, baseFee *big.Int) {
+func setFees(m *callMessage, args *codec.CallArgs, baseFee *big.Int) {
+	msg := &m.msg
 	switch {
 	case args.HasGasPrice || baseFee == nil:
-		price := new(uint256.Int).Set(&args.GasPrice)
-		msg.GasPrice, msg.GasFeeCap, msg.GasTipCap = price, price, price
+		m.price = args.GasPrice
+		msg.GasPrice, msg.GasFeeCap, msg.GasTipCap = &m.price, &m.price, &m.price
 	default:
-		msg.GasFeeCap = new(uint256.Int).Set(&args.MaxFeePerGas)
-		msg.GasTipCap = new(uint256.Int).Set(&args.MaxPriorityFeePerGas)
-		msg.GasPrice = new(uint256.Int)
+		m.feeCap, m.tipCap = args.MaxFeePerGas, args.MaxPriorityFeePerGas
+		msg.GasFeeCap, msg.GasTipCap, msg.GasPrice = &m.feeCap, &m.tipCap, &m.price
 		if !msg.GasFeeCap.IsZero() || !msg.GasTipCap.IsZero() {
-			msg.GasPrice.Add(msg.GasTipCap, uint256.MustFromBig(baseFee))
+			var fee uint256.Int
+			fee.SetFromBig(baseFee)
+			msg.GasPrice.Add(msg.GasTipCap, &fee)
 			if msg.GasPrice.Cmp(msg.GasFeeCap) > 0 {
 				msg.GasPrice.Set(msg.GasFeeCap)
 			}
 		}
 	}
 	if args.HasMaxFeePerBlobGas || args.BlobHashes != nil {
-		msg.BlobGasFeeCap = new(uint256.Int).Set(&args.MaxFeePerBlobGas)
+		m.blobFeeCap = args.MaxFeePerBlobGas
+		msg.BlobGasFeeCap = &m.blobFeeCap
 	}
 }
 

@@ -92,6 +92,7 @@ type request struct {
 	nargs int
 	out   []byte
 	call  codec.CallArgs // reusable decode buffer for call objects
+	msg   callMessage    // reusable message built from call
 	req   codec.Request
 }
 
