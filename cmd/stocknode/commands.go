@@ -54,6 +54,7 @@ func runNode(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs.StringVar(&cfg.FaucetKey, "faucet.key", "", "hex private key of the faucet account (default: a derived development key)")
 	fs.DurationVar(&cfg.Sequencer.BlockTime, "block-time", 200*time.Millisecond, "time between blocks; 0 produces no blocks")
 	fs.DurationVar(&cfg.Sequencer.PreconfInterval, "preconf-interval", 200*time.Millisecond, "time between pre-confirmations (at most --block-time)")
+	fs.DurationVar(&cfg.Sequencer.PreconfMinGap, "preconf-min-gap", 20*time.Millisecond, "eager pre-confirmation: transactions accepted after a pre-confirmation are executed and published this long after it, not at the next --preconf-interval tick (at most --preconf-interval; 0: ticks only)")
 	fs.Uint64Var(&cfg.TxPool.GlobalSlots, "txpool.globalslots", 0, "executable transactions the pool holds (default geth's 5120)")
 	verbosity := fs.Int("verbosity", 3, "log level: 0 silent, 1 error, 2 warn, 3 info, 4 debug")
 	pprofOn := fs.Bool("pprof", false, "serve Go profiles at /debug/pprof/ on --pprof.addr (an admin listener, never the public port)")
@@ -71,6 +72,8 @@ func runNode(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if cfg.Sequencer.BlockTime > 0 && cfg.Sequencer.PreconfInterval > cfg.Sequencer.BlockTime {
 		return fmt.Errorf("--preconf-interval %v exceeds --block-time %v", cfg.Sequencer.PreconfInterval, cfg.Sequencer.BlockTime)
 	}
+	// A gap longer than the interval would never come into play.
+	cfg.Sequencer.PreconfMinGap = min(cfg.Sequencer.PreconfMinGap, cfg.Sequencer.PreconfInterval)
 	log := newLogger(stderr, *verbosity)
 	n, err := node.New(cfg, log)
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core"
 	"github.com/ethereum/go-ethereum/core/state"
 	"github.com/ethereum/go-ethereum/core/types"
 
@@ -28,6 +29,13 @@ type Config struct {
 	// PreconfInterval is the time between pre-confirmation ticks; at most
 	// BlockTime.
 	PreconfInterval time.Duration
+	// PreconfMinGap, when positive, makes pre-confirmation eager: a
+	// transaction accepted after a tick is executed and published this long
+	// after that tick at the earliest, instead of at the next regular tick.
+	// The pending state then trails what was accepted by about this gap
+	// under load, never by more than PreconfInterval; idle, it still
+	// refreshes every PreconfInterval.
+	PreconfMinGap time.Duration
 	// Coinbase receives the priority fees.
 	Coinbase common.Address
 	// GasCeil is the gas limit blocks move towards.
@@ -45,6 +53,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("pre-confirmation interval %v must be positive", c.PreconfInterval)
 	case c.PreconfInterval > c.BlockTime:
 		return fmt.Errorf("pre-confirmation interval %v exceeds the block time %v", c.PreconfInterval, c.BlockTime)
+	case c.PreconfMinGap < 0 || c.PreconfMinGap > c.PreconfInterval:
+		return fmt.Errorf("pre-confirmation gap %v must be between 0 and the interval %v", c.PreconfMinGap, c.PreconfInterval)
 	}
 	return nil
 }
@@ -95,32 +105,52 @@ func (s *Sequencer) Run(ctx context.Context) error {
 		<-ctx.Done()
 		return nil
 	}
+	// Accepted transactions wake the loop when pre-confirmation is eager.
+	var accepted chan core.NewTxsEvent
+	if s.cfg.PreconfMinGap > 0 {
+		accepted = make(chan core.NewTxsEvent, 256)
+		sub := s.pool.SubscribeNewTransactions(accepted)
+		defer sub.Unsubscribe()
+	}
 	opened := s.now()
 	b, err := s.open(s.currentHead(), opened)
 	if err != nil {
 		return err
 	}
 	s.tick(b, nil)
+	lastTick, fresh := opened, false
 
 	nextSeal, nextTick := opened.Add(s.cfg.BlockTime), opened.Add(s.cfg.PreconfInterval)
 	timer := time.NewTimer(0)
 	defer timer.Stop()
 	for {
-		timer.Reset(time.Until(earliest(nextTick, nextSeal)))
+		wake := earliest(nextTick, nextSeal)
+		if fresh {
+			wake = earliest(wake, lastTick.Add(s.cfg.PreconfMinGap))
+		}
+		timer.Reset(time.Until(wake))
 		select {
 		case <-ctx.Done():
 			return nil
+		case <-accepted:
+			drain(accepted)
+			fresh = true
+			continue
 		case <-timer.C:
 		}
 		now := s.now()
 		if now.Before(nextSeal) {
 			s.tick(b, nil)
-			nextTick = nextTick.Add(s.cfg.PreconfInterval)
+			lastTick, fresh = now, false
+			for !nextTick.After(now) {
+				nextTick = nextTick.Add(s.cfg.PreconfInterval)
+			}
 			continue
 		}
 		if b, err = s.sealAndReopen(b, now); err != nil {
 			return err
 		}
+		lastTick, fresh = s.now(), false
 		opened = nextSeal
 		if now.Sub(opened) >= s.cfg.BlockTime {
 			// Fell a whole block behind (a slow seal): restart the rhythm
@@ -128,6 +158,18 @@ func (s *Sequencer) Run(ctx context.Context) error {
 			opened = now
 		}
 		nextSeal, nextTick = opened.Add(s.cfg.BlockTime), opened.Add(s.cfg.PreconfInterval)
+	}
+}
+
+// drain empties ch without blocking: one wake-up covers every transaction
+// accepted so far.
+func drain(ch chan core.NewTxsEvent) {
+	for {
+		select {
+		case <-ch:
+		default:
+			return
+		}
 	}
 }
 
@@ -179,7 +221,7 @@ func (s *Sequencer) sealAndReopen(b *builder, now time.Time) (*builder, error) {
 	start := s.now()
 	block, err := b.seal()
 	if err == nil {
-		err = s.chain.Append(block)
+		err = s.chain.Commit(block, b.receipts, b.state)
 	}
 	if err != nil {
 		// Never expected: the builder executed what it sealed. Drop the

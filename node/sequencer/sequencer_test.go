@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
 
 	"github.com/stocknode/stocknode/node/pending"
 )
@@ -22,6 +23,8 @@ func TestConfigValidate(t *testing.T) {
 		{"ten preconfs per block", Config{BlockTime: 2 * time.Second, PreconfInterval: 200 * time.Millisecond}, false},
 		{"no blocks", Config{}, false},
 		{"interval above block time", Config{BlockTime: 200 * time.Millisecond, PreconfInterval: time.Second}, true},
+		{"eager", Config{BlockTime: 200 * time.Millisecond, PreconfInterval: 200 * time.Millisecond, PreconfMinGap: 20 * time.Millisecond}, false},
+		{"gap above interval", Config{BlockTime: 200 * time.Millisecond, PreconfInterval: 100 * time.Millisecond, PreconfMinGap: time.Second}, true},
 		{"zero interval", Config{BlockTime: 200 * time.Millisecond}, true},
 		{"negative block time", Config{BlockTime: -1}, true},
 	}
@@ -73,6 +76,34 @@ func TestTransferPendingBeforeLatest(t *testing.T) {
 	receipts := e.chain.BlockChain().GetReceiptsByHash(sealed.Head.Hash())
 	if len(receipts) != 1 || receipts[0].Status != 1 || receipts[0].TxHash != tx.Hash() {
 		t.Fatalf("sealed receipts = %+v", receipts)
+	}
+}
+
+// With eager pre-confirmation, a transfer is pre-confirmed about one gap
+// after it was accepted, long before the next regular tick: here the only
+// regular ticks are the block boundaries, two seconds apart.
+func TestEagerPreconfirmation(t *testing.T) {
+	e := newEnv(t)
+	e.start(Config{BlockTime: 2 * time.Second, PreconfInterval: 2 * time.Second, PreconfMinGap: 10 * time.Millisecond})
+	// Let the first block open, so that the transfer lands mid-block.
+	e.waitFor("first snapshot", time.Second, func(s *pending.Snapshot) bool { return true })
+	time.Sleep(50 * time.Millisecond)
+	to := common.HexToAddress("0x00000000000000000000000000000000000000ab")
+	for nonce := uint64(0); nonce < 3; nonce++ {
+		tx := e.transfer(0, nonce, to, 1)
+		accepted := time.Now()
+		if err := e.pool.Add(tx); err != nil {
+			t.Fatal(err)
+		}
+		snap := e.waitFor("tx in pending", time.Second, func(s *pending.Snapshot) bool {
+			return hasTx(s.Pending.Transactions, tx.Hash())
+		})
+		if waited := time.Since(accepted); waited > 500*time.Millisecond {
+			t.Fatalf("transfer %d pre-confirmed after %v, want about the 10ms gap", nonce, waited)
+		}
+		if snap.Pending.Index == 0 {
+			t.Fatalf("transfer %d pre-confirmed at a block opening, not eagerly", nonce)
+		}
 	}
 }
 
@@ -183,5 +214,51 @@ func TestNoBlockProduction(t *testing.T) {
 	}
 	if s.Pending.Header.Hash() != s.Head.Hash() {
 		t.Fatalf("pending block %d is not the head", s.Pending.Header.Number)
+	}
+}
+
+// Blocks the sequencer commits without re-executing them (chain.Commit) are
+// the blocks a validating node accepts: a second chain from the same genesis
+// imports them through InsertChain, executing and checking every one, and
+// ends at the same head.
+func TestCommittedBlocksValidate(t *testing.T) {
+	e := newEnv(t)
+	e.start(Config{BlockTime: 50 * time.Millisecond, PreconfInterval: 50 * time.Millisecond, PreconfMinGap: 5 * time.Millisecond})
+	var last *types.Transaction
+	for i := 0; i < 40; i++ {
+		to := common.BigToAddress(big.NewInt(int64(0x1000 + i%7)))
+		last = e.transfer(i%4, uint64(i/4), to, int64(1000+i))
+		if err := e.pool.Add(last); err != nil {
+			t.Fatal(err)
+		}
+		if i%10 == 9 {
+			time.Sleep(60 * time.Millisecond) // spread them over blocks
+		}
+	}
+	bc := e.chain.BlockChain()
+	e.waitFor("last transfer sealed", 5*time.Second, func(s *pending.Snapshot) bool {
+		for n := s.Head.NumberU64(); n > 0; n-- {
+			if hasTx(bc.GetBlockByNumber(n).Transactions(), last.Hash()) {
+				return true
+			}
+		}
+		return false
+	})
+	head := bc.CurrentBlock()
+	if head.Number.Uint64() < 2 {
+		t.Fatalf("head %d: want several blocks", head.Number)
+	}
+	replica := newEnv(t).chain
+	for n := uint64(1); n <= head.Number.Uint64(); n++ {
+		if err := replica.Append(bc.GetBlockByNumber(n)); err != nil {
+			t.Fatalf("replica refuses block %d: %v", n, err)
+		}
+	}
+	if got := replica.Head().Hash(); got != head.Hash() {
+		t.Fatalf("replica head %s, want %s", got, head.Hash())
+	}
+	receipts := bc.GetReceiptsByHash(bc.GetCanonicalHash(head.Number.Uint64()))
+	if want := replica.BlockChain().GetReceiptsByHash(head.Hash()); len(receipts) != len(want) {
+		t.Fatalf("%d receipts at the head, the replica has %d", len(receipts), len(want))
 	}
 }
