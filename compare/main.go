@@ -45,6 +45,7 @@ type config struct {
 	blockTime                        time.Duration
 	conns, rounds                    int
 	flood, ceiling                   bool
+	pacedRate                        float64
 }
 
 // workloads are the read measurements, each at cfg.conns connections.
@@ -54,6 +55,17 @@ var workloads = []struct{ method, tag string }{
 	{"call", "latest"},
 	{"call", "pending"},
 	{"mix", "latest"},
+}
+
+// pacedWorkloads are measured again at one offered rate for every server:
+// unpaced, a faster server is offered more requests, and on a machine it
+// shares with the load generator that load itself lengthens the latency
+// tail, so unpaced p99s compare the servers' throughput as much as their
+// latency.
+var pacedWorkloads = []struct{ method, tag string }{
+	{"getBalance", "latest"},
+	{"call", "latest"},
+	{"call", "pending"},
 }
 
 func main() {
@@ -74,6 +86,7 @@ func main() {
 	flag.IntVar(&cfg.conns, "c", 64, "keep-alive connections of the read workloads")
 	flag.IntVar(&cfg.rounds, "rounds", 1, "rounds of read workloads over all servers (each restarts the servers); the table shows each workload's best round, for a machine shared with other work")
 	flag.BoolVar(&cfg.ceiling, "ceiling", true, "also measure fasthttp returning a constant body (the setup's ceiling)")
+	flag.Float64Var(&cfg.pacedRate, "paced-rate", 10_000, "offered requests/s of the latency comparison at one load (0: skip it); below every server's capacity")
 	flag.Parse()
 	if *serveConstant != "" {
 		body := []byte(`{"jsonrpc":"2.0","id":1,"result":"0x0"}`)
@@ -113,6 +126,7 @@ type cpuUse struct {
 
 type readResult struct {
 	Round  int             `json:"round"`
+	Rate   float64         `json:"offeredRate,omitempty"`
 	Method string          `json:"method"`
 	Tag    string          `json:"tag"`
 	RPS    float64         `json:"requestsPerSecond"`
@@ -154,6 +168,7 @@ type serverResult struct {
 	Command []string          `json:"command"`
 	Checks  map[string]string `json:"checks"` // phase -> "ok" or the failure
 	Reads   []readResult      `json:"reads"`
+	Paced   []readResult      `json:"paced"`
 	Flood   *floodResult      `json:"flood,omitempty"`
 	Error   string            `json:"error,omitempty"`
 	LoadAvg []string          `json:"loadAverageAtStart"`
@@ -276,6 +291,19 @@ func measureServer(ctx context.Context, cfg config, sr *serverResult, genesis st
 		r.Round = round
 		logf("%s %s %s: %.0f req/s, p99 %v, errors %d", name, w.method, w.tag, r.RPS, r.P99, r.Errors)
 		sr.Reads = append(sr.Reads, *r)
+	}
+	for _, w := range pacedWorkloads {
+		if ctx.Err() != nil || cfg.pacedRate <= 0 || !flood {
+			break
+		}
+		r, err := measureRead(ctx, cfg, srv.url, srv.cmd.Process.Pid, w.method, w.tag, "-rate", strconv.FormatFloat(cfg.pacedRate, 'f', 0, 64))
+		if err != nil {
+			sr.Error = err.Error()
+			return
+		}
+		r.Round, r.Rate = round, cfg.pacedRate
+		logf("%s %s %s at %.0f/s offered: %.0f req/s, p99 %v, errors %d", name, w.method, w.tag, cfg.pacedRate, r.RPS, r.P99, r.Errors)
+		sr.Paced = append(sr.Paced, *r)
 	}
 	check("afterReads")
 	if !flood || !cfg.flood || ctx.Err() != nil {
@@ -469,10 +497,11 @@ type loadtestRun struct {
 	Latency         quantiles `json:"latency"`
 }
 
-func measureRead(ctx context.Context, cfg config, url string, pid int, method, tag string) (*readResult, error) {
-	out, cpu, err := runLoadtest(ctx, cfg, pid, "http", "-url", url, "-method", method, "-tag", tag,
+func measureRead(ctx context.Context, cfg config, url string, pid int, method, tag string, extra ...string) (*readResult, error) {
+	args := append([]string{"http", "-url", url, "-method", method, "-tag", tag,
 		"-c", strconv.Itoa(cfg.conns), "-duration", cfg.duration.String(), "-warmup", cfg.warmup.String(),
-		"-token", workload.Token.Hex())
+		"-token", workload.Token.Hex()}, extra...)
+	out, cpu, err := runLoadtest(ctx, cfg, pid, args...)
 	if err != nil {
 		return nil, err
 	}

@@ -154,6 +154,8 @@ func printTables(w io.Writer, cfg config, res *results) {
 		fmt.Fprintln(w, "! "+n)
 	}
 
+	printPaced(w, cfg, res, names)
+
 	fmt.Fprintln(w, "\nCPU cores used during each workload: server + load generator")
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "workload\t"+strings.Join(names, "\t")+"\t")
@@ -217,4 +219,57 @@ func printTables(w io.Writer, cfg config, res *results) {
 		fmt.Fprintf(w, "\n  %s: %s", s.Name, strings.Join(parts, ", "))
 	}
 	fmt.Fprintln(w)
+}
+
+// paced returns the workload's measurement at the one offered rate.
+func (s *serverResult) paced(method, tag string) *readResult {
+	if s == nil {
+		return nil
+	}
+	for i := range s.Paced {
+		if r := &s.Paced[i]; r.Method == method && r.Tag == tag {
+			return r
+		}
+	}
+	return nil
+}
+
+// printPaced prints latency at one offered load: p50 and p99 per server,
+// and stocknode's p99 against anvil's.
+func printPaced(w io.Writer, cfg config, res *results, names []string) {
+	if cfg.pacedRate <= 0 {
+		return
+	}
+	fmt.Fprintf(w, "\nlatency at the same offered load: %s requests/s over %d connections (achieved req/s, p50 / p99)\n", kilo(cfg.pacedRate), res.Connections)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	sn, anvil := res.server("stocknode"), res.server("anvil")
+	header := "workload\t" + strings.Join(names, "\t") + "\t"
+	if sn != nil && anvil != nil {
+		header += "p99 sn/anvil\t"
+	}
+	fmt.Fprintln(tw, header)
+	for _, wl := range pacedWorkloads {
+		line := wl.method + " " + wl.tag + "\t"
+		for _, s := range res.Servers {
+			if r := s.paced(wl.method, wl.tag); r != nil {
+				errs := ""
+				if r.Errors > 0 {
+					errs = fmt.Sprintf(" (%d errors)", r.Errors)
+				}
+				line += fmt.Sprintf("%s  %s / %s%s\t", kilo(r.RPS), ms(r.P50), ms(r.P99), errs)
+			} else {
+				line += "-\t"
+			}
+		}
+		if sn != nil && anvil != nil {
+			a, b := sn.paced(wl.method, wl.tag), anvil.paced(wl.method, wl.tag)
+			if a != nil && b != nil && b.P99 > 0 {
+				line += fmt.Sprintf("%.2f\t", float64(a.P99)/float64(b.P99))
+			} else {
+				line += "-\t"
+			}
+		}
+		fmt.Fprintln(tw, line)
+	}
+	tw.Flush()
 }

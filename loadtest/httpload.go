@@ -28,6 +28,7 @@ type httpConfig struct {
 	Token    string
 	Pipeline int
 	Timeout  time.Duration
+	Rate     float64
 }
 
 func httpFlags(fs *flag.FlagSet) *httpConfig {
@@ -41,6 +42,7 @@ func httpFlags(fs *flag.FlagSet) *httpConfig {
 	fs.StringVar(&c.Token, "token", workload.Token.Hex(), "ERC-20 whose balanceOf the call workload reads")
 	fs.IntVar(&c.Pipeline, "pipeline", 1, "requests in flight per connection (HTTP pipelining through fasthttp.PipelineClient when > 1)")
 	fs.DurationVar(&c.Timeout, "timeout", 10*time.Second, "read and write timeout of one request")
+	fs.Float64Var(&c.Rate, "rate", 0, "requests/s to offer in all, spread evenly over the connections (0: each connection sends its next request as soon as the last is answered); latency is still timed from each actual send, so a server that cannot keep up shows as a lower rate, not as queueing inside the generator")
 	return c
 }
 
@@ -51,6 +53,7 @@ type httpRun struct {
 	Tag             string            `json:"tag"`
 	Conns           int               `json:"connections"`
 	Pipeline        int               `json:"pipeline"`
+	Rate            float64           `json:"offeredRate,omitempty"`
 	Seconds         float64           `json:"seconds"`
 	Requests        uint64            `json:"requests"`
 	ReqPerSec       float64           `json:"requestsPerSecond"`
@@ -84,6 +87,9 @@ func (r httpRun) String() string {
 	pipe := ""
 	if r.Pipeline > 1 {
 		pipe = fmt.Sprintf(" pipeline=%d", r.Pipeline)
+	}
+	if r.Rate > 0 {
+		pipe += fmt.Sprintf(" offered=%.0f/s", r.Rate)
 	}
 	fmt.Fprintf(&b, "http %s %s c=%d%s %s: %.0f req/s (%d in %.2fs)\n", r.Method, r.Tag, r.Conns, pipe, r.URL, r.ReqPerSec, r.Requests, r.Seconds)
 	fmt.Fprintf(&b, "  latency %v mean=%v\n", r.Latency, r.Mean.Round(time.Microsecond))
@@ -231,9 +237,11 @@ func runHTTPOnce(ctx context.Context, cfg httpConfig, conns int) (httpRun, error
 			req.Header.SetContentType("application/json")
 			buf := make([]byte, 0, 512)
 			var kind string
+			pace := newPacer(cfg.Rate, workers, w, start)
 			for ctx.Err() == nil {
 				buf, kind = gen.next(buf[:0])
 				req.SetBody(buf)
+				pace.wait()
 				t0 := time.Now()
 				if !t0.Before(end) {
 					return
@@ -263,7 +271,7 @@ func runHTTPOnce(ctx context.Context, cfg httpConfig, conns int) (httpRun, error
 		}()
 	}
 	wg.Wait()
-	run := httpRun{URL: cfg.URL, Method: cfg.Method, Tag: cfg.Tag, Conns: conns, Pipeline: pipeline, PerKind: map[string]uint64{}}
+	run := httpRun{URL: cfg.URL, Method: cfg.Method, Tag: cfg.Tag, Conns: conns, Pipeline: pipeline, Rate: cfg.Rate, PerKind: map[string]uint64{}}
 	total := newHist()
 	last := measureFrom
 	seen := map[string]bool{}
@@ -294,4 +302,36 @@ func runHTTPOnce(ctx context.Context, cfg httpConfig, conns int) (httpRun, error
 	run.Latency = total.summary()
 	run.Mean = total.mean()
 	return run, nil
+}
+
+// pacer spaces one worker's requests so that all workers together offer a
+// fixed rate, the workers' schedules staggered evenly. It compares servers'
+// latency at the same load: unpaced, a faster server is offered more, and on
+// a machine it shares with the generator that load itself lengthens the tail.
+type pacer struct {
+	interval time.Duration
+	next     time.Time
+}
+
+func newPacer(rate float64, workers, w int, start time.Time) *pacer {
+	if rate <= 0 {
+		return &pacer{}
+	}
+	interval := time.Duration(float64(workers) / rate * float64(time.Second))
+	return &pacer{interval: interval, next: start.Add(interval * time.Duration(w) / time.Duration(workers))}
+}
+
+// wait sleeps until the worker's next send time; a worker behind its
+// schedule sends at once.
+func (p *pacer) wait() {
+	if p.interval == 0 {
+		return
+	}
+	if d := time.Until(p.next); d > 0 {
+		time.Sleep(d)
+	}
+	p.next = p.next.Add(p.interval)
+	if now := time.Now(); p.next.Before(now) {
+		p.next = now // do not burst to catch up
+	}
 }
