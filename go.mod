@@ -4,9 +4,9 @@ go 1.26.8
 
 require (
 	github.com/ethereum/go-ethereum v1.17.10
+	github.com/fasthttp/websocket v1.5.12
 	github.com/goccy/go-json v0.12.0
 	github.com/holiman/uint256 v1.3.2
-	github.com/panjf2000/ants/v2 v2.12.1
 	github.com/valyala/fasthttp v1.74.0
 )
 
@@ -38,7 +38,6 @@ require (
 	github.com/emicklei/dot v1.6.2 // indirect
 	github.com/ethereum/c-kzg-4844/v2 v2.1.8 // indirect
 	github.com/ethereum/go-bigmodexpfix v0.0.0-20250911101455-f9e208c548ab // indirect
-	github.com/fasthttp/websocket v1.5.12 // indirect
 	github.com/ferranbt/fastssz v0.1.4 // indirect
 	github.com/fjl/jsonw v0.1.0 // indirect
 	github.com/fsnotify/fsnotify v1.6.0 // indirect

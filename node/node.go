@@ -41,7 +41,7 @@ type Config struct {
 	Sequencer sequencer.Config
 	// TxPool tunes the pool.
 	TxPool txpool.Config
-	// HTTP is the front end; RPC the method set's limits; Calls the eth_call workers.
+	// HTTP is the front end; RPC the method set's limits; Calls the eth_call bound.
 	HTTP  httpserver.Config
 	RPC   rpc.Config
 	Calls pool.Config
@@ -172,8 +172,8 @@ func (n *Node) registerGauges() {
 	})
 	r.Gauge(`txpool_transactions{state="executable"}`, "Pooled transactions.", func() float64 { p, _ := n.pool.Stats(); return float64(p) })
 	r.Gauge(`txpool_transactions{state="queued"}`, "Pooled transactions.", func() float64 { _, q := n.pool.Stats(); return float64(q) })
-	r.Gauge("call_pool_running", "eth_call workers busy.", func() float64 { run, _, _ := n.calls.Stats(); return float64(run) })
-	r.Gauge("call_pool_waiting", "eth_calls waiting for a worker.", func() float64 { _, wait, _ := n.calls.Stats(); return float64(wait) })
+	r.Gauge("call_pool_running", "eth_calls running (slots of the call bound in use).", func() float64 { run, _, _ := n.calls.Stats(); return float64(run) })
+	r.Gauge("call_pool_waiting", "eth_calls waiting for a slot.", func() float64 { _, wait, _ := n.calls.Stats(); return float64(wait) })
 	r.Gauge("call_pool_rejected", "eth_calls rejected with -32005 since start.", func() float64 { _, _, rej := n.calls.Stats(); return float64(rej) })
 	r.Gauge("ws_connections", "Open WebSocket connections.", func() float64 { c, _, _ := n.WSStats(); return float64(c) })
 	r.Gauge("ws_subscriptions", "Live eth_subscribe subscriptions.", func() float64 { _, s, _ := n.WSStats(); return float64(s) })

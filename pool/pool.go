@@ -5,9 +5,10 @@
 //
 // A task runs on its caller's goroutine once it holds one of the Workers
 // slots. Handing it to a separate worker goroutine and back, as a classic
-// worker pool does, costs two goroutine wake-ups per call: measured at 10% of
-// an eth_call's CPU under load (PERFORMANCE.md), for no gain in isolation,
-// since the caller waits for the result either way.
+// worker pool does, costs two goroutine wake-ups per call (0.33 µs against
+// 0.03 µs for a slot, BenchmarkDo; 10% of the CPU profile of a lone caller)
+// and buys no isolation: the caller waits for the result either way, and
+// the bound on concurrent calls is the same.
 package pool
 
 import (
