@@ -22,12 +22,18 @@ type pendingCursor struct {
 func (h *Hub) dispatch(ev event) {
 	switch {
 	case ev.newTxs != nil:
-		h.fanOut(h.encodeTxs(ev.newTxs))
+		if h.metrics.wanted(kindPendingTxs) {
+			h.fanOut(h.encodeTxs(ev.newTxs))
+		}
 	case ev.sealed != nil:
-		h.fanOut(delivery{kind: kindNewHeads, payload: mustJSON(rpc.MarshalHeader(ev.sealed.Header()))})
-		receipts := h.chain.BlockChain().GetReceiptsByHash(ev.sealed.Hash())
-		if logs := encodeLogs(receipts); len(logs) > 0 {
-			h.fanOut(delivery{kind: kindLogs, logs: logs})
+		if h.metrics.wanted(kindNewHeads) {
+			h.fanOut(delivery{kind: kindNewHeads, payload: mustJSON(rpc.MarshalHeader(ev.sealed.Header()))})
+		}
+		if h.metrics.wanted(kindLogs) {
+			receipts := h.chain.BlockChain().GetReceiptsByHash(ev.sealed.Hash())
+			if logs := encodeLogs(receipts); len(logs) > 0 {
+				h.fanOut(delivery{kind: kindLogs, logs: logs})
+			}
 		}
 	case ev.snap != nil:
 		h.preconfirmed(ev.snap)
@@ -42,12 +48,19 @@ func (h *Hub) preconfirmed(snap *pending.Snapshot) {
 	if number == snap.Head.NumberU64() {
 		return // block production off: nothing is pre-confirmed
 	}
-	h.fanOut(delivery{kind: kindFlashblocks, payload: mustJSON(flashblock(p))})
+	if h.metrics.wanted(kindFlashblocks) {
+		h.fanOut(delivery{kind: kindFlashblocks, payload: mustJSON(flashblock(p))})
+	}
 	from := 0
 	if h.lastPending.number == number {
 		from = min(h.lastPending.txs, len(p.Receipts))
 	}
+	// The cursor moves even with nobody listening: a later subscriber gets
+	// only logs pre-confirmed after it subscribed.
 	h.lastPending = pendingCursor{number: number, txs: len(p.Receipts)}
+	if !h.metrics.wanted(kindPendingLogs) {
+		return
+	}
 	if logs := encodeLogs(p.Receipts[from:]); len(logs) > 0 {
 		h.fanOut(delivery{kind: kindPendingLogs, logs: logs})
 	}

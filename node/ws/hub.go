@@ -73,7 +73,21 @@ type Hub struct {
 type metrics struct {
 	slowDropped atomic.Uint64
 	subs        atomic.Int64
+	// byKind counts live subscriptions per kind: the broadcaster neither
+	// encodes nor walks the connections for a kind nobody subscribed to
+	// (under a transaction flood, newPendingTransactions alone would encode
+	// every accepted transaction for nobody).
+	byKind [kindFlashblocks + 1]atomic.Int64
 }
+
+// subscribed adds n subscriptions of kind to the counts.
+func (m *metrics) subscribed(kind subKind, n int64) {
+	m.subs.Add(n)
+	m.byKind[kind].Add(n)
+}
+
+// wanted reports whether any connection subscribes to kind.
+func (m *metrics) wanted(kind subKind) bool { return m.byKind[kind].Load() > 0 }
 
 // New returns a hub; Run starts its broadcaster.
 func New(cfg Config, rpcServer *rpc.Server, c *chain.Chain, log *slog.Logger) *Hub {
@@ -192,7 +206,9 @@ func (h *Hub) serve(ws *websocket.Conn) {
 	c.close(websocket.CloseNormalClosure, "")
 	shard.remove(c)
 	c.mu.Lock()
-	h.metrics.subs.Add(-int64(len(c.subs)))
+	for _, sub := range c.subs {
+		h.metrics.subscribed(sub.kind, -1)
+	}
 	c.subs = nil
 	c.mu.Unlock()
 	c.waitFlushed()

@@ -81,7 +81,7 @@ func (h *Hub) subscribe(c *conn, req *codec.Request, dst []byte) []byte {
 	}
 	c.subs = append(c.subs, sub)
 	c.mu.Unlock()
-	h.metrics.subs.Add(1)
+	h.metrics.subscribed(sub.kind, 1)
 
 	dst = codec.AppendResultStart(dst, req.ID)
 	dst = append(append(append(dst, '"'), sub.id...), '"')
@@ -149,24 +149,25 @@ func (h *Hub) unsubscribe(c *conn, req *codec.Request, dst []byte) []byte {
 		return codec.AppendError(dst, req.ID, &codec.Error{Code: codec.CodeInvalidParams, Message: "invalid argument 0: subscription id must be a string"})
 	}
 	c.mu.Lock()
-	ok := c.removeSub(id[1 : len(id)-1])
+	removed := c.removeSub(id[1 : len(id)-1])
 	c.mu.Unlock()
-	if !ok {
+	if removed == nil {
 		return codec.AppendError(dst, req.ID, &codec.Error{Code: codec.CodeServer, Message: "subscription not found"})
 	}
-	h.metrics.subs.Add(-1)
+	h.metrics.subscribed(removed.kind, -1)
 	dst = codec.AppendResultStart(dst, req.ID)
 	dst = codec.AppendBool(dst, true)
 	return codec.AppendResultEnd(dst)
 }
 
-// removeSub deletes the subscription with this id; c.mu must be held.
-func (c *conn) removeSub(id []byte) bool {
+// removeSub deletes the subscription with this id and returns it (nil when
+// there is none); c.mu must be held.
+func (c *conn) removeSub(id []byte) *subscription {
 	for i, s := range c.subs {
 		if string(s.id) == string(id) {
 			c.subs = append(c.subs[:i], c.subs[i+1:]...)
-			return true
+			return s
 		}
 	}
-	return false
+	return nil
 }

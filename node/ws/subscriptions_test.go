@@ -284,3 +284,30 @@ func TestLimits(t *testing.T) {
 		t.Fatalf("oversized message: %v", err)
 	}
 }
+
+// The broadcaster skips kinds nobody subscribes to; a subscription that
+// comes back after every one of its kind was gone still gets its events,
+// and only those from after it subscribed.
+func TestKindResubscribed(t *testing.T) {
+	n := startNode(t, 50*time.Millisecond, ws.DefaultConfig())
+	a, b := n.dial(), n.dial()
+	to := common.HexToAddress("0x00000000000000000000000000000000000000ee")
+	first := a.subscribe("newPendingTransactions")
+	var ok bool
+	result(t, a.call("eth_unsubscribe", first), &ok)
+	unheard := n.sendTx(a, 0, &to, nil, 21_000) // nobody subscribed
+	time.Sleep(200 * time.Millisecond)
+	second := b.subscribe("newPendingTransactions")
+	heard := n.sendTx(b, 1, &to, nil, 21_000)
+	notes := b.waitNotes(second, 1, 5*time.Second)
+	var got common.Hash
+	if err := json.Unmarshal(notes[0], &got); err != nil {
+		t.Fatal(err)
+	}
+	if got != heard {
+		t.Fatalf("resubscribed: first notification %s, want %s (not %s, sent before)", got, heard, unheard)
+	}
+	if a.noteCount(first) != 0 {
+		t.Fatalf("%d notifications on the unsubscribed %s", a.noteCount(first), first)
+	}
+}
