@@ -106,9 +106,12 @@ func (s *Sequencer) Run(ctx context.Context) error {
 		return nil
 	}
 	// Accepted transactions wake the loop when pre-confirmation is eager.
+	// The pool's feed blocks its sender (and so eth_sendRawTransaction)
+	// while this channel is full: the buffer holds what a flood accepts
+	// while a block is being sealed.
 	var accepted chan core.NewTxsEvent
 	if s.cfg.PreconfMinGap > 0 {
-		accepted = make(chan core.NewTxsEvent, 256)
+		accepted = make(chan core.NewTxsEvent, 4096)
 		sub := s.pool.SubscribeNewTransactions(accepted)
 		defer sub.Unsubscribe()
 	}
