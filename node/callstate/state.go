@@ -20,16 +20,25 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/state"
+	"github.com/ethereum/go-ethereum/core/tracing"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/core/vm"
 	"github.com/ethereum/go-ethereum/params"
+	"github.com/holiman/uint256"
 )
 
 // State is a StateDB for one call at a time, with a cheaper EIP-2929 access
 // list (accessList). Get it from a Pool and give it back with Put.
 type State struct {
 	*state.StateDB
-	start int // the revision the call began at
+	start int // the revision the call begins at
+	// base is the revision before the sender's account was made to exist:
+	// a call's gas purchase creates the sender's account (even a zero
+	// purchase), so a State keeps it across calls from the same sender
+	// and rolls it back to base for another one.
+	base      int
+	sender    common.Address
+	hasSender bool
 	al    accessList
 	marks []mark
 	// geth is set when the call's rules need go-ethereum's own access list
@@ -128,18 +137,31 @@ func NewPool(root common.Hash, db state.Database, reader state.Reader) *Pool {
 	return &Pool{root: root, db: db, reader: reader}
 }
 
-// Get returns a State at the pool's state, ready for one call.
-func (p *Pool) Get() (*State, error) {
-	if s, ok := p.free.Get().(*State); ok {
-		s.start = s.StateDB.Snapshot()
-		return s, nil
+// Get returns a State at the pool's state, ready for one call from sender.
+//
+// The sender's account exists in it, as go-ethereum's gas purchase makes it
+// exist before anything in the call can look (the purchase's balance check
+// reads zero either way): this saves creating, and reverting, a state object
+// per call for the usual sender that is not in the state.
+func (p *Pool) Get(sender common.Address) (*State, error) {
+	s, ok := p.free.Get().(*State)
+	if !ok {
+		db, err := state.NewWithReader(p.root, p.db, p.reader)
+		if err != nil {
+			return nil, err
+		}
+		s = &State{StateDB: db, al: newAccessList()}
+		s.base = db.Snapshot()
 	}
-	db, err := state.NewWithReader(p.root, p.db, p.reader)
-	if err != nil {
-		return nil, err
+	if !s.hasSender || s.sender != sender {
+		if s.hasSender {
+			s.StateDB.RevertToSnapshot(s.base)
+			s.base = s.StateDB.Snapshot()
+		}
+		s.StateDB.SubBalance(sender, new(uint256.Int), tracing.BalanceDecreaseGasBuy)
+		s.sender, s.hasSender = sender, true
 	}
-	s := &State{StateDB: db, al: newAccessList()}
-	s.start = db.Snapshot()
+	s.start = s.StateDB.Snapshot()
 	return s, nil
 }
 

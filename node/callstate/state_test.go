@@ -99,6 +99,13 @@ func probeCode() []byte {
 	r.save()
 	r.p.Op(vm.CALLER).Op(vm.EXTCODEHASH)
 	r.save()
+	// Other calls' senders: absent from the state, they stay absent.
+	r.p.Push(0).Op(vm.EXTCODEHASH)
+	r.save()
+	r.p.Push(revertedAddr).Op(vm.EXTCODEHASH)
+	r.save()
+	r.p.Push(revertedAddr).Op(vm.BALANCE)
+	r.save()
 	// A contract destroyed by an earlier call is back with its balance.
 	r.p.Push(doomedAddr).Op(vm.BALANCE)
 	r.save()
@@ -239,12 +246,9 @@ func TestReusedStateAnswersAsFresh(t *testing.T) {
 		t.Fatal(err)
 	}
 	pool := NewPool(root, db, reader)
-	// The same State serves every message three times over, in order and
-	// reversed, so each call follows others that changed the state.
-	st, err := pool.Get()
-	if err != nil {
-		t.Fatal(err)
-	}
+	// The pool's States serve every message three times over, in order and
+	// reversed, so each call follows others that changed the state or came
+	// from another sender.
 	order := []int{}
 	for round := 0; round < 3; round++ {
 		for i := range want {
@@ -255,7 +259,12 @@ func TestReusedStateAnswersAsFresh(t *testing.T) {
 		}
 	}
 	for _, i := range order {
-		got := apply(t, st, messages()[i])
+		msg := messages()[i]
+		st, err := pool.Get(msg.From)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := apply(t, st, msg)
 		if st.geth {
 			t.Fatal("the preview chain's rules fell back to go-ethereum's access list")
 		}
@@ -263,9 +272,6 @@ func TestReusedStateAnswersAsFresh(t *testing.T) {
 			t.Fatalf("message %d on a reused State:\n got  %s\n want %s", i, got, want[i])
 		}
 		pool.Put(st)
-		if st, err = pool.Get(); err != nil {
-			t.Fatal(err)
-		}
 	}
 }
 
@@ -293,7 +299,7 @@ func TestPoolConcurrentCalls(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i := 0; i < 50; i++ {
-				st, err := pool.Get()
+				st, err := pool.Get(messages()[0].From)
 				if err != nil {
 					errs <- err.Error()
 					return

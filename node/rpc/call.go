@@ -208,7 +208,7 @@ func (s *Server) run(ctx context.Context, env *callEnv, msg *core.Message) (*cor
 	if env.calls == nil {
 		return s.execute(ctx, s.newEVM(env, env.state, vm.Config{}), msg)
 	}
-	st, err := env.calls.Get()
+	st, err := env.calls.Get(msg.From)
 	if err != nil {
 		return nil, err
 	}
