@@ -39,8 +39,8 @@ type State struct {
 	base      int
 	sender    common.Address
 	hasSender bool
-	al    accessList
-	marks []mark
+	al        accessList
+	marks     []mark
 	// geth is set when the call's rules need go-ethereum's own access list
 	// handling (Verkle access events, block-level access lists): every
 	// access-list method then goes to the StateDB.
