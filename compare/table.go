@@ -11,7 +11,7 @@ import (
 
 func kilo(v float64) string {
 	switch {
-	case v >= 10_000:
+	case v >= 9_995: // rounds to 10.00k or more: one decimal, as 10.0k
 		return fmt.Sprintf("%.1fk", v/1000)
 	case v >= 1000:
 		return fmt.Sprintf("%.2fk", v/1000)

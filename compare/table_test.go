@@ -35,3 +35,14 @@ func TestPrintPaced(t *testing.T) {
 		t.Fatalf("paced table printed with -paced-rate 0:\n%s", b.String())
 	}
 }
+
+func TestKilo(t *testing.T) {
+	for _, tt := range []struct {
+		v    float64
+		want string
+	}{{999, "999"}, {1000, "1.00k"}, {9_990, "9.99k"}, {9_996, "10.0k"}, {10_000, "10.0k"}, {51_234, "51.2k"}} {
+		if got := kilo(tt.v); got != tt.want {
+			t.Errorf("kilo(%v) = %q, want %q", tt.v, got, tt.want)
+		}
+	}
+}
