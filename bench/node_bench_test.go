@@ -68,10 +68,7 @@ func newBenchNode(b *testing.B) *benchNode {
 	if err != nil {
 		b.Fatal(err)
 	}
-	calls, err := pool.New(pool.Config{})
-	if err != nil {
-		b.Fatal(err)
-	}
+	calls := pool.New(pool.Config{})
 	store := new(pending.Store)
 	seq, err := sequencer.New(sequencer.Config{}, c, txs, store, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
@@ -83,7 +80,6 @@ func newBenchNode(b *testing.B) *benchNode {
 	srv := rpc.New(rpc.DefaultConfig(), rpc.Backend{Chain: c, Pool: txs, Snapshots: store, Calls: calls}, nil)
 	b.Cleanup(func() {
 		srv.Close()
-		calls.Close()
 		txs.Close()
 		c.Close()
 	})

@@ -251,8 +251,9 @@ func run(ctx context.Context, cfg config) error {
 }
 
 // measureServer starts one server, checks it, runs the read workloads and,
-// when flood is set, the transaction flood, and adds what it measured to sr.
-func measureServer(ctx context.Context, cfg config, sr *serverResult, genesis string, round int, flood bool) {
+// in the last round, the paced workloads and the transaction flood, and adds
+// what it measured to sr.
+func measureServer(ctx context.Context, cfg config, sr *serverResult, genesis string, round int, lastRound bool) {
 	name := sr.Name
 	sr.LoadAvg = append(sr.LoadAvg, loadAvg())
 	srv, err := startServer(ctx, cfg, name, genesis)
@@ -293,7 +294,7 @@ func measureServer(ctx context.Context, cfg config, sr *serverResult, genesis st
 		sr.Reads = append(sr.Reads, *r)
 	}
 	for _, w := range pacedWorkloads {
-		if ctx.Err() != nil || cfg.pacedRate <= 0 || !flood {
+		if ctx.Err() != nil || cfg.pacedRate <= 0 || !lastRound {
 			break
 		}
 		r, err := measureRead(ctx, cfg, srv.url, srv.cmd.Process.Pid, w.method, w.tag, "-rate", strconv.FormatFloat(cfg.pacedRate, 'f', 0, 64))
@@ -306,7 +307,7 @@ func measureServer(ctx context.Context, cfg config, sr *serverResult, genesis st
 		sr.Paced = append(sr.Paced, *r)
 	}
 	check("afterReads")
-	if !flood || !cfg.flood || ctx.Err() != nil {
+	if !lastRound || !cfg.flood || ctx.Err() != nil {
 		return
 	}
 	if name == "geth" {

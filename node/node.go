@@ -123,13 +123,9 @@ func New(cfg Config, log *slog.Logger) (*Node, error) {
 // startAPI binds the HTTP listener (so a taken port fails the start) and
 // builds the RPC server; serving starts in Run.
 func (n *Node) startAPI() error {
-	calls, err := pool.New(n.cfg.Calls)
-	if err != nil {
-		return err
-	}
-	n.calls = calls
+	n.calls = pool.New(n.cfg.Calls)
 	n.reg = metrics.NewRegistry()
-	n.rpc = rpc.New(n.cfg.RPC, rpc.Backend{Chain: n.chain, Pool: n.pool, Snapshots: n.store, Calls: calls}, n.reg)
+	n.rpc = rpc.New(n.cfg.RPC, rpc.Backend{Chain: n.chain, Pool: n.pool, Snapshots: n.store, Calls: n.calls}, n.reg)
 	n.http = httpserver.New(n.cfg.HTTP, n.rpc, n.health)
 	if !n.cfg.WSDisabled {
 		n.hub = ws.New(n.cfg.WS, n.rpc, n.chain, n.log)
@@ -138,7 +134,6 @@ func (n *Node) startAPI() error {
 	}
 	if err := n.http.Listen(); err != nil {
 		n.rpc.Close()
-		calls.Close()
 		return err
 	}
 	n.registerGauges()
@@ -306,7 +301,6 @@ func (n *Node) logStart() {
 // Close stops the pool and closes the chain, and records a clean shutdown.
 func (n *Node) Close() error {
 	n.rpc.Close()
-	n.calls.Close()
 	err := errors.Join(n.pool.Close(), n.chain.Close())
 	if err == nil && !n.cfg.Dev {
 		err = os.Remove(runningMarker(n.cfg.DataDir))

@@ -40,14 +40,14 @@ type Pool struct {
 }
 
 // New makes a pool.
-func New(cfg Config) (*Pool, error) {
+func New(cfg Config) *Pool {
 	if cfg.Workers <= 0 {
 		cfg.Workers = 4 * runtime.GOMAXPROCS(0)
 	}
 	if cfg.Queue <= 0 {
 		cfg.Queue = 1024
 	}
-	return &Pool{slots: make(chan struct{}, cfg.Workers), queue: int64(cfg.Queue)}, nil
+	return &Pool{slots: make(chan struct{}, cfg.Workers), queue: int64(cfg.Queue)}
 }
 
 // Do runs fn and returns when it has finished. When all slots are busy it
@@ -74,7 +74,3 @@ func (p *Pool) Do(fn func()) error {
 func (p *Pool) Stats() (running, waiting int, rejected uint64) {
 	return len(p.slots), int(p.waiting.Load()), p.rejected.Load()
 }
-
-// Close is a no-op kept for the owner's shutdown sequence: tasks run on
-// their callers' goroutines and finish with them.
-func (p *Pool) Close() {}

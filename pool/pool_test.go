@@ -9,11 +9,7 @@ import (
 )
 
 func TestDoRunsAndWaits(t *testing.T) {
-	p, err := New(Config{Workers: 2, Queue: 4})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
+	p := New(Config{Workers: 2, Queue: 4})
 	var n atomic.Int32
 	for i := 0; i < 10; i++ {
 		if err := p.Do(func() { n.Add(1) }); err != nil {
@@ -28,11 +24,7 @@ func TestDoRunsAndWaits(t *testing.T) {
 // With every worker busy and the wait list full, Do rejects at once.
 func TestDoRejectsWhenFull(t *testing.T) {
 	const workers, queue = 2, 3
-	p, err := New(Config{Workers: workers, Queue: queue})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
+	p := New(Config{Workers: workers, Queue: queue})
 	release := make(chan struct{})
 	var started sync.WaitGroup
 	started.Add(workers)

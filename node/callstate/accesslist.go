@@ -89,14 +89,13 @@ func (al *accessList) contains(addr common.Address, slot common.Hash) (addressOk
 	return true, slotOk
 }
 
-// addAddress warms addr; it reports whether addr was cold.
-func (al *accessList) addAddress(addr common.Address) bool {
+// addAddress warms addr, journaling it if it was cold.
+func (al *accessList) addAddress(addr common.Address) {
 	if al.containsAddress(addr) {
-		return false
+		return
 	}
 	al.addrs[addr] = nil
 	al.journal = append(al.journal, change{addr: addr})
-	return true
 }
 
 // addSlot warms addr and its slot, journaling each that was cold.

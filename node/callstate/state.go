@@ -165,16 +165,14 @@ func (p *Pool) Get(sender common.Address) (*State, error) {
 	return s, nil
 }
 
-// Put reverts s to the pool's state and keeps it for the next call. A State
-// whose reads failed is dropped: go-ethereum keeps the first database error.
+// Put reverts s to the pool's state and keeps it for the next call (whose
+// Prepare resets the warm set). A State whose reads failed is dropped:
+// go-ethereum keeps the first database error.
 func (p *Pool) Put(s *State) {
 	if s.Error() != nil {
 		return
 	}
 	s.StateDB.RevertToSnapshot(s.start)
-	s.al.reset()
-	s.marks = s.marks[:0]
-	s.geth = false
 	p.free.Put(s)
 }
 

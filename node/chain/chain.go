@@ -171,8 +171,8 @@ func (c *Chain) StateReader(root common.Hash) (state.Reader, error) {
 // the database, so that the block survives a crash once Append returns.
 func (c *Chain) Append(block *types.Block) error {
 	// InsertChain would happily reorg; a single sequencer never does.
-	if head := c.bc.CurrentBlock(); block.ParentHash() != head.Hash() {
-		return fmt.Errorf("block %d does not extend the head %d %s", block.NumberU64(), head.Number, head.Hash().Hex())
+	if err := c.checkExtendsHead(block); err != nil {
+		return err
 	}
 	if _, err := c.bc.InsertChain(types.Blocks{block}); err != nil {
 		return fmt.Errorf("insert block %d: %w", block.NumberU64(), err)
@@ -192,8 +192,8 @@ func (c *Chain) Append(block *types.Block) error {
 // the head markers, then the fsync; until the head moves, the block is an
 // orphan the next run overwrites.
 func (c *Chain) Commit(block *types.Block, receipts types.Receipts, st *state.StateDB) error {
-	if head := c.bc.CurrentBlock(); block.ParentHash() != head.Hash() {
-		return fmt.Errorf("block %d does not extend the head %d %s", block.NumberU64(), head.Number, head.Hash().Hex())
+	if err := c.checkExtendsHead(block); err != nil {
+		return err
 	}
 	rules := c.Config().Rules(block.Number(), block.Difficulty().Sign() == 0, block.Time())
 	root, err := st.Commit(rules, block.NumberU64())
@@ -218,6 +218,13 @@ func (c *Chain) Commit(block *types.Block, receipts types.Receipts, st *state.St
 	}
 	c.markFinal(block.Header())
 	return c.Sync()
+}
+
+func (c *Chain) checkExtendsHead(block *types.Block) error {
+	if head := c.bc.CurrentBlock(); block.ParentHash() != head.Hash() {
+		return fmt.Errorf("block %d does not extend the head %d %s", block.NumberU64(), head.Number, head.Hash().Hex())
+	}
+	return nil
 }
 
 func (c *Chain) markFinal(head *types.Header) {

@@ -49,10 +49,7 @@ func newTestNode(t *testing.T, blockTime, preconf time.Duration) *testNode {
 	if err != nil {
 		t.Fatal(err)
 	}
-	calls, err := pool.New(pool.Config{Workers: 4, Queue: 64})
-	if err != nil {
-		t.Fatal(err)
-	}
+	calls := pool.New(pool.Config{Workers: 4, Queue: 64})
 	store := new(pending.Store)
 	seq, err := sequencer.New(sequencer.Config{BlockTime: blockTime, PreconfInterval: preconf, GasCeil: chain.PreviewGasLimit},
 		c, txs, store, slog.New(slog.NewTextHandler(io.Discard, nil)))
@@ -70,7 +67,6 @@ func newTestNode(t *testing.T, blockTime, preconf time.Duration) *testNode {
 		cancel()
 		<-done
 		srv.Close()
-		calls.Close()
 		txs.Close()
 		c.Close()
 	})

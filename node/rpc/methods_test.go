@@ -281,11 +281,7 @@ func TestUnknownTransactionOnFreshChain(t *testing.T) {
 // answered at once with -32005; the busy ones end at the EVM time limit.
 func TestCallPoolOverload(t *testing.T) {
 	n := newTestNode(t, 0, 0)
-	calls, err := pool.New(pool.Config{Workers: 1, Queue: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer calls.Close()
+	calls := pool.New(pool.Config{Workers: 1, Queue: 1})
 	cfg := DefaultConfig()
 	cfg.EVMTimeout = 50 * time.Millisecond // far below what 50M gas of this loop takes
 	b := n.srv.b
