@@ -257,8 +257,23 @@ func TestCommittedBlocksValidate(t *testing.T) {
 	if got := replica.Head().Hash(); got != head.Hash() {
 		t.Fatalf("replica head %s, want %s", got, head.Hash())
 	}
-	receipts := bc.GetReceiptsByHash(bc.GetCanonicalHash(head.Number.Uint64()))
-	if want := replica.BlockChain().GetReceiptsByHash(head.Hash()); len(receipts) != len(want) {
-		t.Fatalf("%d receipts at the head, the replica has %d", len(receipts), len(want))
+	// The receipts stored with the committed blocks are the ones the
+	// replica computed by executing them.
+	txs := 0
+	for n := uint64(1); n <= head.Number.Uint64(); n++ {
+		hash := bc.GetCanonicalHash(n)
+		got, want := bc.GetReceiptsByHash(hash), replica.BlockChain().GetReceiptsByHash(hash)
+		if len(got) != len(want) {
+			t.Fatalf("block %d: %d receipts stored, the replica has %d", n, len(got), len(want))
+		}
+		for i := range got {
+			if got[i].TxHash != want[i].TxHash || got[i].Status != want[i].Status || got[i].CumulativeGasUsed != want[i].CumulativeGasUsed {
+				t.Fatalf("block %d receipt %d: stored %+v, replica %+v", n, i, got[i], want[i])
+			}
+		}
+		txs += len(got)
+	}
+	if txs != 40 {
+		t.Fatalf("%d receipts in the chain, want the 40 transfers'", txs)
 	}
 }
