@@ -5,13 +5,10 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"io"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/fasthttp/websocket"
 )
 
 type fanoutConfig struct {
@@ -37,14 +34,17 @@ func fanoutFlags(fs *flag.FlagSet) *fanoutConfig {
 }
 
 type fanoutReport struct {
-	URL              string    `json:"url"`
-	Subscribers      int       `json:"subscribers"`
-	Connected        int       `json:"connected"`
-	DialFailures     int       `json:"dialFailures"`
-	Dropped          int       `json:"droppedDuringWindow"`
-	Heads            int       `json:"heads"`
-	Undelivered      int       `json:"headsNotDeliveredToAll"`
+	URL          string `json:"url"`
+	Subscribers  int    `json:"subscribers"`
+	Connected    int    `json:"connected"`
+	DialFailures int    `json:"dialFailures"`
+	Dropped      int    `json:"droppedDuringWindow"`
+	Heads        int    `json:"heads"`
+	Undelivered  int    `json:"headsNotDeliveredToAll"`
+	// Spread is per head the last minus the first arrival at the
+	// subscribers' sockets; ReadSpread the same for when the probe read it.
 	Spread           durations `json:"spread"`
+	ReadSpread       durations `json:"readSpread"`
 	ServerRSSBefore  int64     `json:"serverRssBefore,omitempty"`
 	ServerRSSAfter   int64     `json:"serverRssAfter,omitempty"`
 	BytesPerSubscrib int64     `json:"serverBytesPerSubscriber,omitempty"`
@@ -54,7 +54,8 @@ func (r fanoutReport) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "ws-fanout %s: %d/%d subscribers connected (%d dial failures, %d dropped in window)\n", r.URL, r.Connected, r.Subscribers, r.DialFailures, r.Dropped)
 	fmt.Fprintf(&b, "heads measured %d, not delivered to every subscriber %d\n", r.Heads, r.Undelivered)
-	fmt.Fprintf(&b, "spread (last minus first delivery of a head): %v\n", r.Spread)
+	fmt.Fprintf(&b, "spread (last minus first arrival of a head at the subscribers' sockets): %v\n", r.Spread)
+	fmt.Fprintf(&b, "read spread (the same, by when the probe read it): %v\n", r.ReadSpread)
 	if r.ServerRSSAfter > 0 {
 		fmt.Fprintf(&b, "server memory: %.1f MiB before, %.1f MiB with subscribers: %.1f KiB per subscriber\n",
 			float64(r.ServerRSSBefore)/(1<<20), float64(r.ServerRSSAfter)/(1<<20), float64(r.BytesPerSubscrib)/1024)
@@ -62,15 +63,16 @@ func (r fanoutReport) String() string {
 	return b.String()
 }
 
-// arrival is one head seen by one subscriber.
+// arrival is one head seen by one subscriber: when it reached the
+// subscriber's socket (the kernel's timestamp) and when the probe read it.
 type arrival struct {
-	number uint64
-	at     time.Time
+	number        uint64
+	arrived, read time.Time
 }
 
 // subscriber is one connection's record of what it received.
 type subscriber struct {
-	conn     *websocket.Conn
+	conn     *probeConn
 	arrivals []arrival
 	closed   atomic.Bool
 }
@@ -123,7 +125,9 @@ func runFanout(ctx context.Context, cfg fanoutConfig) (fanoutReport, error) {
 			report.Dropped++
 		}
 	}
-	report.Heads, report.Undelivered, report.Spread = spreads(subs, start.Add(time.Second), end.Add(-time.Second), len(subs))
+	from, to := start.Add(time.Second), end.Add(-time.Second)
+	report.Heads, report.Undelivered, report.Spread = spreads(subs, from, to, len(subs), arrival.arrivedAt)
+	_, _, report.ReadSpread = spreads(subs, from, to, len(subs), arrival.readAt)
 	return report, nil
 }
 
@@ -136,7 +140,6 @@ func dialAll(ctx context.Context, cfg fanoutConfig) ([]*subscriber, int) {
 		wg       sync.WaitGroup
 		next     atomic.Int64
 	)
-	dialer := &websocket.Dialer{ReadBufferSize: 2048, WriteBufferSize: 512, HandshakeTimeout: 10 * time.Second}
 	params := cfg.params
 	if params == "" {
 		params = `["` + cfg.Kind + `"]`
@@ -147,7 +150,7 @@ func dialAll(ctx context.Context, cfg fanoutConfig) ([]*subscriber, int) {
 		go func() {
 			defer wg.Done()
 			for next.Add(1) <= int64(cfg.N) && ctx.Err() == nil {
-				s, err := subscribe(dialer, cfg.URL, request)
+				s, err := subscribe(cfg.URL, request)
 				mu.Lock()
 				if err != nil {
 					failures++
@@ -162,45 +165,25 @@ func dialAll(ctx context.Context, cfg fanoutConfig) ([]*subscriber, int) {
 	return subs, failures
 }
 
-func subscribe(dialer *websocket.Dialer, url string, request []byte) (*subscriber, error) {
-	conn, _, err := dialer.Dial(url, nil)
+func subscribe(url string, request []byte) (*subscriber, error) {
+	conn, err := dialProbe(url, 10*time.Second)
 	if err != nil {
 		return nil, err
 	}
-	if err := conn.WriteMessage(websocket.TextMessage, request); err != nil {
+	if err := conn.subscribe(request, 10*time.Second); err != nil {
 		conn.Close()
 		return nil, err
 	}
-	conn.SetReadDeadline(time.Now().Add(10 * time.Second))
-	for {
-		_, msg, err := conn.ReadMessage()
-		if err != nil {
-			conn.Close()
-			return nil, err
-		}
-		if bytes.Contains(msg, []byte(`"id":1`)) {
-			if !bytes.Contains(msg, []byte(`"result"`)) {
-				conn.Close()
-				return nil, fmt.Errorf("subscribe: %s", msg)
-			}
-			conn.SetReadDeadline(time.Time{})
-			return &subscriber{conn: conn}, nil
-		}
-	}
+	return &subscriber{conn: conn}, nil
 }
 
 var numberKey = []byte(`"number":"0x`)
 
-// read records the block number and arrival time of each notification.
-// It reads into one reused buffer: the probe must cost less than the
-// server it measures.
+// read records the block number, arrival and read time of each
+// notification.
 func (s *subscriber) read(recording *atomic.Bool) {
-	buf := make([]byte, 0, 2048)
 	for {
-		_, r, err := s.conn.NextReader()
-		if err == nil {
-			buf, err = readAll(r, buf[:0])
-		}
+		msg, arrived, err := s.conn.next()
 		if err != nil {
 			if recording.Load() {
 				s.closed.Store(true)
@@ -210,24 +193,8 @@ func (s *subscriber) read(recording *atomic.Bool) {
 		if !recording.Load() {
 			continue
 		}
-		if n, ok := parseNumber(buf); ok {
-			s.arrivals = append(s.arrivals, arrival{number: n, at: time.Now()})
-		}
-	}
-}
-
-func readAll(r io.Reader, buf []byte) ([]byte, error) {
-	for {
-		if len(buf) == cap(buf) {
-			buf = append(buf, 0)[:len(buf)]
-		}
-		n, err := r.Read(buf[len(buf):cap(buf)])
-		buf = buf[:len(buf)+n]
-		if err == io.EOF {
-			return buf, nil
-		}
-		if err != nil {
-			return buf, err
+		if n, ok := parseNumber(msg); ok {
+			s.arrivals = append(s.arrivals, arrival{number: n, arrived: arrived, read: time.Now()})
 		}
 	}
 }
@@ -253,9 +220,12 @@ func parseNumber(msg []byte) (uint64, bool) {
 	return 0, false
 }
 
+func (a arrival) arrivedAt() time.Time { return a.arrived }
+func (a arrival) readAt() time.Time    { return a.read }
+
 // spreads aggregates per head: the heads first seen inside [from, to] are
 // measured, so every subscriber had the whole head's time to receive it.
-func spreads(subs []*subscriber, from, to time.Time, want int) (heads, undelivered int, spread durations) {
+func spreads(subs []*subscriber, from, to time.Time, want int, at func(arrival) time.Time) (heads, undelivered int, spread durations) {
 	type agg struct {
 		first, last time.Time
 		count       int
@@ -263,16 +233,17 @@ func spreads(subs []*subscriber, from, to time.Time, want int) (heads, undeliver
 	all := map[uint64]*agg{}
 	for _, s := range subs {
 		for _, a := range s.arrivals {
+			t := at(a)
 			g := all[a.number]
 			if g == nil {
-				g = &agg{first: a.at, last: a.at}
+				g = &agg{first: t, last: t}
 				all[a.number] = g
 			}
-			if a.at.Before(g.first) {
-				g.first = a.at
+			if t.Before(g.first) {
+				g.first = t
 			}
-			if a.at.After(g.last) {
-				g.last = a.at
+			if t.After(g.last) {
+				g.last = t
 			}
 			g.count++
 		}

@@ -219,7 +219,7 @@ var dataKey = []byte(`"data":"0x`)
 // readLogs records, per sequence number carried in the log data, when it arrived.
 func (s *subscriber) readLogs(recording *atomic.Bool, seen map[uint64]time.Time) {
 	for {
-		_, msg, err := s.conn.ReadMessage()
+		msg, arrived, err := s.conn.next()
 		if err != nil {
 			if recording.Load() {
 				s.closed.Store(true)
@@ -236,7 +236,7 @@ func (s *subscriber) readLogs(recording *atomic.Bool, seen map[uint64]time.Time)
 		}
 		if seq := binary.BigEndian.Uint64(raw); recording.Load() {
 			if _, dup := seen[seq]; !dup {
-				seen[seq] = time.Now()
+				seen[seq] = arrived
 			}
 		}
 	}

@@ -38,9 +38,13 @@ type conn struct {
 	hub        *Hub
 	net        net.Conn        // the socket, for blocking writes and close
 	raw        syscall.RawConn // the socket's fd for non-blocking writes; nil with TLS
+	// writeFD is c.writeOnce bound once: a closure per write would be an
+	// allocation per notification per subscriber.
+	writeFD func(fd uintptr) bool
 
 	wmu      sync.Mutex // guards the write state below
 	buf      []byte     // framed bytes not yet written
+	written  int        // what writeOnce wrote of buf
 	queued   int        // messages in buf
 	flushing bool       // a flusher goroutine owns the socket's writes
 	closing  bool       // a close frame is queued: nothing more is accepted
@@ -63,17 +67,9 @@ func newConn(h *Hub, ws *websocket.Conn) *conn {
 		id:     h.nextID.Add(1),
 		ws:     ws,
 		hub:    h,
-		net:    ws.UnderlyingConn(),
 		closed: make(chan struct{}),
 	}
-	if u, ok := c.net.(interface{ UnsafeConn() net.Conn }); ok {
-		c.net = u.UnsafeConn() // fasthttp's hijack wrapper
-	}
-	if sc, ok := c.net.(syscall.Conn); ok {
-		if raw, err := sc.SyscallConn(); err == nil {
-			c.raw = raw
-		}
-	}
+	c.setSocket(ws.UnderlyingConn())
 	// The library must never write on its own: it would interleave with
 	// our frames. Pongs and close replies go through send.
 	ws.SetPingHandler(func(data string) error {
@@ -85,6 +81,20 @@ func newConn(h *Hub, ws *websocket.Conn) *conn {
 		return nil
 	})
 	return c
+}
+
+// setSocket takes the connection's socket for writes: its fd when it has
+// one (plain TCP), for non-blocking writes from any goroutine.
+func (c *conn) setSocket(nc net.Conn) {
+	if u, ok := nc.(interface{ UnsafeConn() net.Conn }); ok {
+		nc = u.UnsafeConn() // fasthttp's hijack wrapper
+	}
+	c.net = nc
+	if sc, ok := nc.(syscall.Conn); ok {
+		if raw, err := sc.SyscallConn(); err == nil {
+			c.raw, c.writeFD = raw, c.writeOnce
+		}
+	}
 }
 
 const (
@@ -181,7 +191,7 @@ func (c *conn) flushLocked() {
 	if c.flushing || len(c.buf) == 0 {
 		return
 	}
-	n := c.tryWrite(c.buf)
+	n := c.tryWrite()
 	if n == len(c.buf) {
 		c.buf, c.queued = c.buf[:0], 0
 		if cap(c.buf) > 64<<10 {
@@ -194,20 +204,22 @@ func (c *conn) flushLocked() {
 	go c.flusher()
 }
 
-// tryWrite makes one non-blocking write; it returns how much was written.
-func (c *conn) tryWrite(b []byte) int {
+// tryWrite makes one non-blocking write of c.buf; it returns how much
+// was written. The caller holds wmu.
+func (c *conn) tryWrite() int {
 	if c.raw == nil {
 		return 0 // TLS: the flusher writes through the TLS conn
 	}
-	n := 0
-	c.raw.Write(func(fd uintptr) bool {
-		written, err := syscall.Write(int(fd), b)
-		if err == nil && written > 0 {
-			n = written
-		}
-		return true // one attempt only
-	})
-	return n
+	c.written = 0
+	c.raw.Write(c.writeFD)
+	return c.written
+}
+
+func (c *conn) writeOnce(fd uintptr) bool {
+	if n, err := syscall.Write(int(fd), c.buf); err == nil && n > 0 {
+		c.written = n
+	}
+	return true // one attempt only
 }
 
 // flusher writes the buffer with blocking writes until it is empty.
