@@ -140,26 +140,17 @@ type readResult struct {
 }
 
 type floodResult struct {
-	AcceptedPerSec float64         `json:"acceptedPerSecond"`
-	IncludedPerSec float64         `json:"includedPerSecond"`
-	Rejected       int             `json:"rejected"`
-	RejectedBy     map[string]int  `json:"rejectedBy"`
-	NotIncluded    int             `json:"notIncluded"`
-	TimeToPending  quantiles       `json:"timeToPending"`
-	TimeToLatest   quantiles       `json:"timeToLatest"`
-	TimeToReceipt  quantiles       `json:"timeToReceipt"`
-	CPU            cpuUse          `json:"cpu"`
-	Report         json.RawMessage `json:"report,omitempty"`
-	Skipped        string          `json:"skipped,omitempty"`
-}
-
-type quantiles struct {
-	Count int           `json:"count"`
-	P50   time.Duration `json:"p50"`
-	P90   time.Duration `json:"p90"`
-	P99   time.Duration `json:"p99"`
-	P999  time.Duration `json:"p999"`
-	Max   time.Duration `json:"max"`
+	AcceptedPerSec float64            `json:"acceptedPerSecond"`
+	IncludedPerSec float64            `json:"includedPerSecond"`
+	Rejected       int                `json:"rejected"`
+	RejectedBy     map[string]int     `json:"rejectedBy"`
+	NotIncluded    int                `json:"notIncluded"`
+	TimeToPending  workload.Durations `json:"timeToPending"`
+	TimeToLatest   workload.Durations `json:"timeToLatest"`
+	TimeToReceipt  workload.Durations `json:"timeToReceipt"`
+	CPU            cpuUse             `json:"cpu"`
+	Report         json.RawMessage    `json:"report,omitempty"`
+	Skipped        string             `json:"skipped,omitempty"`
 }
 
 type serverResult struct {
@@ -490,12 +481,12 @@ func runLoadtest(ctx context.Context, cfg config, serverPID int, args ...string)
 
 // loadtestRun mirrors the fields of loadtest's http report that compare reads.
 type loadtestRun struct {
-	ReqPerSec       float64   `json:"requestsPerSecond"`
-	HTTPErrors      uint64    `json:"httpErrors"`
-	TransportErrors uint64    `json:"transportErrors"`
-	RPCErrors       uint64    `json:"rpcErrors"`
-	ErrorSamples    []string  `json:"errorSamples"`
-	Latency         quantiles `json:"latency"`
+	ReqPerSec       float64            `json:"requestsPerSecond"`
+	HTTPErrors      uint64             `json:"httpErrors"`
+	TransportErrors uint64             `json:"transportErrors"`
+	RPCErrors       uint64             `json:"rpcErrors"`
+	ErrorSamples    []string           `json:"errorSamples"`
+	Latency         workload.Durations `json:"latency"`
 }
 
 func measureRead(ctx context.Context, cfg config, url string, pid int, method, tag string, extra ...string) (*readResult, error) {

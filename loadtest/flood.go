@@ -70,14 +70,14 @@ type floodReport struct {
 	Seconds  float64 `json:"seconds"`
 	FundTime float64 `json:"fundingSeconds"`
 
-	Attempts        int            `json:"attempts"`
-	Accepted        int            `json:"accepted"`
-	AcceptedPerSec  float64        `json:"acceptedPerSecond"`
-	AlreadyKnown    int            `json:"alreadyKnown,omitempty"`
-	Rejected        int            `json:"rejected"`
-	RejectedBy      map[string]int `json:"rejectedBy,omitempty"`
-	TransportErrors int            `json:"transportErrors"`
-	SendLatency     durations      `json:"sendLatency"`
+	Attempts        int                `json:"attempts"`
+	Accepted        int                `json:"accepted"`
+	AcceptedPerSec  float64            `json:"acceptedPerSecond"`
+	AlreadyKnown    int                `json:"alreadyKnown,omitempty"`
+	Rejected        int                `json:"rejected"`
+	RejectedBy      map[string]int     `json:"rejectedBy,omitempty"`
+	TransportErrors int                `json:"transportErrors"`
+	SendLatency     workload.Durations `json:"sendLatency"`
 
 	IncludedInWindow int     `json:"includedInWindow"`
 	IncludedPerSec   float64 `json:"includedPerSecond"`
@@ -85,11 +85,11 @@ type floodReport struct {
 	NotIncluded      int     `json:"notIncluded"`
 	SeenPending      int     `json:"seenInPendingBeforeLatest"`
 
-	TimeToPending durations   `json:"timeToPending"`
-	TimeToLatest  durations   `json:"timeToLatest"`
-	TimeToReceipt durations   `json:"timeToReceipt"`
-	Blocks        floodBlocks `json:"blocksInWindow"`
-	PollInterval  string      `json:"pollInterval"`
+	TimeToPending workload.Durations `json:"timeToPending"`
+	TimeToLatest  workload.Durations `json:"timeToLatest"`
+	TimeToReceipt workload.Durations `json:"timeToReceipt"`
+	Blocks        floodBlocks        `json:"blocksInWindow"`
+	PollInterval  string             `json:"pollInterval"`
 }
 
 func (r floodReport) String() string {
@@ -283,7 +283,7 @@ func runFlood(ctx context.Context, cfg floodConfig) (floodReport, error) {
 	}
 	report.NotIncluded = report.Accepted - report.Included
 	report.IncludedPerSec = float64(report.IncludedInWindow) / cfg.Duration.Seconds()
-	report.TimeToPending, report.TimeToLatest, report.TimeToReceipt = summarize(toPending), summarize(toLatest), summarize(toReceipt)
+	report.TimeToPending, report.TimeToLatest, report.TimeToReceipt = workload.Summarize(toPending), workload.Summarize(toLatest), workload.Summarize(toReceipt)
 	var txs int
 	for _, b := range poller.blocks {
 		if b.seen.After(end) {

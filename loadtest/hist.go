@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/bits"
 	"time"
+
+	"github.com/stocknode/stocknode/loadtest/workload"
 )
 
 // hist is a fixed-bucket log-linear latency histogram (HDR-like): values below
@@ -106,10 +108,10 @@ func (h *hist) mean() time.Duration {
 }
 
 // summary is the histogram in the shape of the other modes' reports.
-func (h *hist) summary() durations {
+func (h *hist) summary() workload.Durations {
 	if h.n == 0 {
-		return durations{}
+		return workload.Durations{}
 	}
-	return durations{Count: int(h.n), P50: h.quantile(0.50), P90: h.quantile(0.90), P99: h.quantile(0.99),
+	return workload.Durations{Count: int(h.n), P50: h.quantile(0.50), P90: h.quantile(0.90), P99: h.quantile(0.99),
 		P999: h.quantile(0.999), Max: time.Duration(h.max)}
 }

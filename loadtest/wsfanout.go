@@ -9,6 +9,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/stocknode/stocknode/loadtest/workload"
 )
 
 type fanoutConfig struct {
@@ -43,11 +45,11 @@ type fanoutReport struct {
 	Undelivered  int    `json:"headsNotDeliveredToAll"`
 	// Spread is per head the last minus the first arrival at the
 	// subscribers' sockets; ReadSpread the same for when the probe read it.
-	Spread           durations `json:"spread"`
-	ReadSpread       durations `json:"readSpread"`
-	ServerRSSBefore  int64     `json:"serverRssBefore,omitempty"`
-	ServerRSSAfter   int64     `json:"serverRssAfter,omitempty"`
-	BytesPerSubscrib int64     `json:"serverBytesPerSubscriber,omitempty"`
+	Spread           workload.Durations `json:"spread"`
+	ReadSpread       workload.Durations `json:"readSpread"`
+	ServerRSSBefore  int64              `json:"serverRssBefore,omitempty"`
+	ServerRSSAfter   int64              `json:"serverRssAfter,omitempty"`
+	BytesPerSubscrib int64              `json:"serverBytesPerSubscriber,omitempty"`
 }
 
 func (r fanoutReport) String() string {
@@ -225,7 +227,7 @@ func (a arrival) readAt() time.Time    { return a.read }
 
 // spreads aggregates per head: the heads first seen inside [from, to] are
 // measured, so every subscriber had the whole head's time to receive it.
-func spreads(subs []*subscriber, from, to time.Time, want int, at func(arrival) time.Time) (heads, undelivered int, spread durations) {
+func spreads(subs []*subscriber, from, to time.Time, want int, at func(arrival) time.Time) (heads, undelivered int, spread workload.Durations) {
 	type agg struct {
 		first, last time.Time
 		count       int
@@ -259,5 +261,5 @@ func spreads(subs []*subscriber, from, to time.Time, want int, at func(arrival) 
 		}
 		sample = append(sample, g.last.Sub(g.first))
 	}
-	return heads, undelivered, summarize(sample)
+	return heads, undelivered, workload.Summarize(sample)
 }

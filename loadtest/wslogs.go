@@ -5,12 +5,9 @@ import (
 	"context"
 	"crypto/ecdsa"
 	"encoding/binary"
-	"encoding/json"
 	"flag"
 	"fmt"
-	"io"
 	"math/big"
-	"net/http"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -45,16 +42,16 @@ func logsFlags(fs *flag.FlagSet) *logsConfig {
 }
 
 type logsReport struct {
-	Kind         string    `json:"kind"`
-	Subscribers  int       `json:"subscribers"`
-	Sent         int       `json:"sent"`
-	Rejected     int       `json:"rejected"`
-	Logs         int       `json:"logsSeen"`
-	Undelivered  int       `json:"logsNotDeliveredToAll"`
-	Dropped      int       `json:"subscribersDropped"`
-	DialFailures int       `json:"dialFailures"`
-	Spread       durations `json:"spread"`
-	SendToFirst  durations `json:"sendToFirstDelivery"`
+	Kind         string             `json:"kind"`
+	Subscribers  int                `json:"subscribers"`
+	Sent         int                `json:"sent"`
+	Rejected     int                `json:"rejected"`
+	Logs         int                `json:"logsSeen"`
+	Undelivered  int                `json:"logsNotDeliveredToAll"`
+	Dropped      int                `json:"subscribersDropped"`
+	DialFailures int                `json:"dialFailures"`
+	Spread       workload.Durations `json:"spread"`
+	SendToFirst  workload.Durations `json:"sendToFirstDelivery"`
 }
 
 func (r logsReport) String() string {
@@ -69,36 +66,6 @@ func logEmitter() []byte {
 	return append([]byte{0x60, n, 0x60, 0x0c, 0x60, 0x00, 0x39, 0x60, n, 0x60, 0x00, 0xf3}, runtime...)
 }
 
-// rpcClient is a minimal JSON-RPC client for the flood.
-type rpcClient struct {
-	url  string
-	http *http.Client
-}
-
-func (c *rpcClient) call(method string, result any, params ...any) error {
-	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
-	resp, err := c.http.Post(c.url, "application/json", bytes.NewReader(body))
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	data, _ := io.ReadAll(resp.Body)
-	var env struct {
-		Result json.RawMessage           `json:"result"`
-		Error  *struct{ Message string } `json:"error"`
-	}
-	if err := json.Unmarshal(data, &env); err != nil {
-		return fmt.Errorf("%s: %s", method, data)
-	}
-	if env.Error != nil {
-		return fmt.Errorf("%s: %s", method, env.Error.Message)
-	}
-	if result != nil {
-		return json.Unmarshal(env.Result, result)
-	}
-	return nil
-}
-
 type sender struct {
 	key   *ecdsa.PrivateKey
 	nonce uint64
@@ -111,9 +78,12 @@ func runLogs(ctx context.Context, cfg logsConfig) (logsReport, error) {
 			return report, err
 		}
 	}
-	client := &rpcClient{url: cfg.RPC, http: &http.Client{Timeout: 10 * time.Second}}
+	client, err := newFastRPC(cfg.RPC, 4)
+	if err != nil {
+		return report, err
+	}
 	var chainID hexutil.Big
-	if err := client.call("eth_chainId", &chainID); err != nil {
+	if err := client.call(&chainID, "eth_chainId"); err != nil {
 		return report, err
 	}
 	signer := types.LatestSignerForChainID(chainID.ToInt())
@@ -122,7 +92,7 @@ func runLogs(ctx context.Context, cfg logsConfig) (logsReport, error) {
 	for i := range senders {
 		key := workload.DevKey(i)
 		var nonce hexutil.Uint64
-		if err := client.call("eth_getTransactionCount", &nonce, crypto.PubkeyToAddress(key.PublicKey), "pending"); err != nil {
+		if err := client.call(&nonce, "eth_getTransactionCount", crypto.PubkeyToAddress(key.PublicKey), "pending"); err != nil {
 			return report, err
 		}
 		senders[i] = &sender{key: key, nonce: uint64(nonce)}
@@ -132,7 +102,7 @@ func runLogs(ctx context.Context, cfg logsConfig) (logsReport, error) {
 			GasTipCap: big.NewInt(params.GWei), GasFeeCap: big.NewInt(100 * params.GWei), Gas: gas, To: to, Data: data, Value: new(big.Int)})
 		raw, _ := tx.MarshalBinary()
 		var hash common.Hash
-		err := client.call("eth_sendRawTransaction", &hash, hexutil.Bytes(raw))
+		err := client.call(&hash, "eth_sendRawTransaction", hexutil.Bytes(raw))
 		if err == nil {
 			s.nonce++
 		}
@@ -200,13 +170,13 @@ func runLogs(ctx context.Context, cfg logsConfig) (logsReport, error) {
 	return report, nil
 }
 
-func waitContract(ctx context.Context, client *rpcClient, hash common.Hash) (common.Address, error) {
+func waitContract(ctx context.Context, client *fastRPC, hash common.Hash) (common.Address, error) {
 	deadline := time.Now().Add(30 * time.Second)
 	for time.Now().Before(deadline) && ctx.Err() == nil {
 		var receipt struct {
 			ContractAddress *common.Address `json:"contractAddress"`
 		}
-		if err := client.call("eth_getTransactionReceipt", &receipt, hash); err == nil && receipt.ContractAddress != nil {
+		if err := client.call(&receipt, "eth_getTransactionReceipt", hash); err == nil && receipt.ContractAddress != nil {
 			return *receipt.ContractAddress, nil
 		}
 		time.Sleep(50 * time.Millisecond)
@@ -242,7 +212,7 @@ func (s *subscriber) readLogs(recording *atomic.Bool, seen map[uint64]time.Time)
 	}
 }
 
-func logSpreads(sent map[uint64]time.Time, seen []map[uint64]time.Time) (logs, undelivered int, spread, sendToFirst durations) {
+func logSpreads(sent map[uint64]time.Time, seen []map[uint64]time.Time) (logs, undelivered int, spread, sendToFirst workload.Durations) {
 	var spreads, firsts []time.Duration
 	for seq, at := range sent {
 		var first, last time.Time
@@ -271,5 +241,5 @@ func logSpreads(sent map[uint64]time.Time, seen []map[uint64]time.Time) (logs, u
 		spreads = append(spreads, last.Sub(first))
 		firsts = append(firsts, first.Sub(at))
 	}
-	return logs, undelivered, summarize(spreads), summarize(firsts)
+	return logs, undelivered, workload.Summarize(spreads), workload.Summarize(firsts)
 }
