@@ -9,6 +9,7 @@ import (
 	"sync"
 	"syscall"
 	"time"
+	"unsafe"
 
 	"github.com/fasthttp/websocket"
 )
@@ -215,11 +216,29 @@ func (c *conn) tryWrite() int {
 	return c.written
 }
 
+// writeOnce is one send(2) that never blocks. It is a raw syscall (the
+// runtime is not told): a non-blocking send does not wait, and telling the
+// runtime costs more than the send's user-space part. Fanning a head out
+// to 5,000 sockets is 5,000 sends; announced, each lets the runtime's
+// monitor take the P away mid-send and start another thread, and keeps the
+// monitor polling every 20 µs (a profile of a fan-out put 2% of the server
+// in the monitor's sleeps alone). send instead of write skips the VFS layer.
 func (c *conn) writeOnce(fd uintptr) bool {
-	if n, err := syscall.Write(int(fd), c.buf); err == nil && n > 0 {
-		c.written = n
+	if len(c.buf) == 0 {
+		return true
 	}
-	return true // one attempt only
+	for {
+		n, _, errno := syscall.RawSyscall6(syscall.SYS_SENDTO, fd,
+			uintptr(unsafe.Pointer(&c.buf[0])), uintptr(len(c.buf)),
+			syscall.MSG_DONTWAIT|syscall.MSG_NOSIGNAL, 0, 0)
+		if errno == syscall.EINTR {
+			continue
+		}
+		if errno == 0 {
+			c.written = int(n)
+		}
+		return true // one attempt only
+	}
 }
 
 // flusher writes the buffer with blocking writes until it is empty.
