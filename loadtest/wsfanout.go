@@ -20,6 +20,7 @@ type fanoutConfig struct {
 	PID      int
 	Dialers  int
 	Kind     string
+	Readers  int
 	// params overrides the eth_subscribe params (raw JSON array).
 	params string
 }
@@ -32,6 +33,7 @@ func fanoutFlags(fs *flag.FlagSet) *fanoutConfig {
 	fs.IntVar(&c.PID, "pid", 0, "server process id, to report its memory per subscriber")
 	fs.IntVar(&c.Dialers, "dialers", 128, "connections opened concurrently")
 	fs.StringVar(&c.Kind, "kind", "newHeads", "subscription kind")
+	fs.IntVar(&c.Readers, "readers", 1, "probe threads reading the subscribers (each an epoll loop)")
 	return c
 }
 
@@ -40,6 +42,7 @@ type fanoutReport struct {
 	Subscribers  int    `json:"subscribers"`
 	Connected    int    `json:"connected"`
 	DialFailures int    `json:"dialFailures"`
+	DialError    string `json:"firstDialError,omitempty"`
 	Dropped      int    `json:"droppedDuringWindow"`
 	Heads        int    `json:"heads"`
 	Undelivered  int    `json:"headsNotDeliveredToAll"`
@@ -55,6 +58,9 @@ type fanoutReport struct {
 func (r fanoutReport) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "ws-fanout %s: %d/%d subscribers connected (%d dial failures, %d dropped in window)\n", r.URL, r.Connected, r.Subscribers, r.DialFailures, r.Dropped)
+	if r.DialError != "" {
+		fmt.Fprintf(&b, "first dial failure: %s\n", r.DialError)
+	}
 	fmt.Fprintf(&b, "heads measured %d, not delivered to every subscriber %d\n", r.Heads, r.Undelivered)
 	fmt.Fprintf(&b, "spread (last minus first arrival of a head at the subscribers' sockets): %v\n", r.Spread)
 	fmt.Fprintf(&b, "read spread (the same, by when the probe read it): %v\n", r.ReadSpread)
@@ -87,22 +93,27 @@ func runFanout(ctx context.Context, cfg fanoutConfig) (fanoutReport, error) {
 	if cfg.PID > 0 {
 		report.ServerRSSBefore, _ = rssBytes(cfg.PID)
 	}
-	subs, failures := dialAll(ctx, cfg)
+	subs, failures, dialErr := dialAll(ctx, cfg)
 	report.DialFailures = failures
+	if dialErr != nil {
+		report.DialError = dialErr.Error()
+	}
 	report.Connected = len(subs)
-	defer func() {
-		for _, s := range subs {
-			s.conn.Close()
-		}
-	}()
+	defer closeAll(subs)
 	var recording atomic.Bool
-	var wg sync.WaitGroup
-	for _, s := range subs {
+	loops, err := newProbeLoops(cfg.Readers)
+	if err != nil {
+		return report, err
+	}
+	for i, s := range subs {
 		// Room for every head of the window: no growth while measuring.
 		s.arrivals = make([]arrival, 0, int(cfg.Duration/(100*time.Millisecond))+16)
-		wg.Add(1)
-		go func() { defer wg.Done(); s.read(&recording) }()
+		if err := loops.add(i, s.conn, s.recorder(&recording), s.dropped(&recording)); err != nil {
+			loops.close()
+			return report, err
+		}
 	}
+	loops.start()
 	time.Sleep(2 * time.Second) // let the server settle with every subscriber idle
 	if cfg.PID > 0 {
 		report.ServerRSSAfter, _ = rssBytes(cfg.PID)
@@ -118,10 +129,7 @@ func runFanout(ctx context.Context, cfg fanoutConfig) (fanoutReport, error) {
 	}
 	recording.Store(false)
 	end := time.Now()
-	for _, s := range subs {
-		s.conn.Close()
-	}
-	wg.Wait()
+	loops.close()
 	for _, s := range subs {
 		if s.closed.Load() {
 			report.Dropped++
@@ -133,14 +141,13 @@ func runFanout(ctx context.Context, cfg fanoutConfig) (fanoutReport, error) {
 	return report, nil
 }
 
-// dialAll opens cfg.N subscribed connections, cfg.Dialers at a time.
-func dialAll(ctx context.Context, cfg fanoutConfig) ([]*subscriber, int) {
+// dialAll opens cfg.N subscribed connections, cfg.Dialers at a time; it
+// counts the failures and keeps the first one's error.
+func dialAll(ctx context.Context, cfg fanoutConfig) (subs []*subscriber, failures int, firstErr error) {
 	var (
-		mu       sync.Mutex
-		subs     []*subscriber
-		failures int
-		wg       sync.WaitGroup
-		next     atomic.Int64
+		mu   sync.Mutex
+		wg   sync.WaitGroup
+		next atomic.Int64
 	)
 	params := cfg.params
 	if params == "" {
@@ -156,6 +163,9 @@ func dialAll(ctx context.Context, cfg fanoutConfig) ([]*subscriber, int) {
 				mu.Lock()
 				if err != nil {
 					failures++
+					if firstErr == nil {
+						firstErr = err
+					}
 				} else {
 					subs = append(subs, s)
 				}
@@ -164,7 +174,7 @@ func dialAll(ctx context.Context, cfg fanoutConfig) ([]*subscriber, int) {
 		}()
 	}
 	wg.Wait()
-	return subs, failures
+	return subs, failures, firstErr
 }
 
 func subscribe(url string, request []byte) (*subscriber, error) {
@@ -172,7 +182,7 @@ func subscribe(url string, request []byte) (*subscriber, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := conn.subscribe(request, 10*time.Second); err != nil {
+	if err := conn.subscribe(request); err != nil {
 		conn.Close()
 		return nil, err
 	}
@@ -181,23 +191,32 @@ func subscribe(url string, request []byte) (*subscriber, error) {
 
 var numberKey = []byte(`"number":"0x`)
 
-// read records the block number, arrival and read time of each
-// notification.
-func (s *subscriber) read(recording *atomic.Bool) {
-	for {
-		msg, arrived, err := s.conn.next()
-		if err != nil {
-			if recording.Load() {
-				s.closed.Store(true)
-			}
-			return
-		}
+// recorder records the block number, arrival and read time of each
+// notification while recording is on.
+func (s *subscriber) recorder(recording *atomic.Bool) func([]byte, time.Time) {
+	return func(msg []byte, arrived time.Time) {
 		if !recording.Load() {
-			continue
+			return
 		}
 		if n, ok := parseNumber(msg); ok {
 			s.arrivals = append(s.arrivals, arrival{number: n, arrived: arrived, read: time.Now()})
 		}
+	}
+}
+
+// dropped marks the subscriber as dropped when its connection ends while
+// recording.
+func (s *subscriber) dropped(recording *atomic.Bool) func(error) {
+	return func(error) {
+		if recording.Load() {
+			s.closed.Store(true)
+		}
+	}
+}
+
+func closeAll(subs []*subscriber) {
+	for _, s := range subs {
+		s.conn.Close()
 	}
 }
 

@@ -5,11 +5,11 @@ import (
 	"context"
 	"crypto/ecdsa"
 	"encoding/binary"
+	"encoding/hex"
 	"flag"
 	"fmt"
 	"math/big"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -28,6 +28,7 @@ type logsConfig struct {
 	Duration time.Duration
 	Rate     int
 	Kind     string
+	Readers  int
 }
 
 func logsFlags(fs *flag.FlagSet) *logsConfig {
@@ -38,6 +39,7 @@ func logsFlags(fs *flag.FlagSet) *logsConfig {
 	fs.DurationVar(&c.Duration, "duration", 20*time.Second, "flood duration")
 	fs.IntVar(&c.Rate, "rate", 200, "transactions per second")
 	fs.StringVar(&c.Kind, "kind", "logs", "subscription kind: logs (sealed) or pendingLogs (pre-confirmed)")
+	fs.IntVar(&c.Readers, "readers", 1, "probe threads reading the subscribers (each an epoll loop)")
 	return c
 }
 
@@ -50,13 +52,18 @@ type logsReport struct {
 	Undelivered  int                `json:"logsNotDeliveredToAll"`
 	Dropped      int                `json:"subscribersDropped"`
 	DialFailures int                `json:"dialFailures"`
+	DialError    string             `json:"firstDialError,omitempty"`
 	Spread       workload.Durations `json:"spread"`
 	SendToFirst  workload.Durations `json:"sendToFirstDelivery"`
 }
 
 func (r logsReport) String() string {
-	return fmt.Sprintf("ws-logs (%s): %d subscribers, %d transactions sent (%d rejected), %d logs seen, %d not delivered to every subscriber, %d subscribers dropped\nspread: %v\nsend to first delivery: %v",
+	s := fmt.Sprintf("ws-logs (%s): %d subscribers, %d transactions sent (%d rejected), %d logs seen, %d not delivered to every subscriber, %d subscribers dropped\nspread: %v\nsend to first delivery: %v",
 		r.Kind, r.Subscribers, r.Sent, r.Rejected, r.Logs, r.Undelivered, r.Dropped, r.Spread, r.SendToFirst)
+	if r.DialFailures > 0 {
+		s += fmt.Sprintf("\n%d dial failures, the first: %s", r.DialFailures, r.DialError)
+	}
+	return s
 }
 
 // logEmitter's runtime emits LOG1(topic) with its calldata as data.
@@ -117,23 +124,28 @@ func runLogs(ctx context.Context, cfg logsConfig) (logsReport, error) {
 		return report, err
 	}
 
-	subs, failures := dialAll(ctx, fanoutConfig{URL: cfg.URL, N: cfg.N, Dialers: 64,
+	subs, failures, dialErr := dialAll(ctx, fanoutConfig{URL: cfg.URL, N: cfg.N, Dialers: 64,
 		params: `["` + cfg.Kind + `",{"address":"` + contract.Hex() + `"}]`})
 	report.DialFailures = failures
-	defer func() {
-		for _, s := range subs {
-			s.conn.Close()
-		}
-	}()
+	if dialErr != nil {
+		report.DialError = dialErr.Error()
+	}
+	defer closeAll(subs)
 	var recording atomic.Bool
 	recording.Store(true)
+	loops, err := newProbeLoops(cfg.Readers)
+	if err != nil {
+		return report, err
+	}
 	seqs := make([]map[uint64]time.Time, len(subs))
-	var wg sync.WaitGroup
 	for i, s := range subs {
 		seqs[i] = map[uint64]time.Time{}
-		wg.Add(1)
-		go func() { defer wg.Done(); s.readLogs(&recording, seqs[i]) }()
+		if err := loops.add(i, s.conn, logRecorder(&recording, seqs[i]), s.dropped(&recording)); err != nil {
+			loops.close()
+			return report, err
+		}
 	}
+	loops.start()
 	time.Sleep(time.Second)
 
 	sent := map[uint64]time.Time{}
@@ -157,10 +169,7 @@ func runLogs(ctx context.Context, cfg logsConfig) (logsReport, error) {
 	ticker.Stop()
 	time.Sleep(3 * time.Second) // let the last blocks seal and deliver
 	recording.Store(false)
-	for _, s := range subs {
-		s.conn.Close()
-	}
-	wg.Wait()
+	loops.close()
 	report.Logs, report.Undelivered, report.Spread, report.SendToFirst = logSpreads(sent, seqs)
 	for _, s := range subs {
 		if s.closed.Load() {
@@ -186,28 +195,21 @@ func waitContract(ctx context.Context, client *fastRPC, hash common.Hash) (commo
 
 var dataKey = []byte(`"data":"0x`)
 
-// readLogs records, per sequence number carried in the log data, when it arrived.
-func (s *subscriber) readLogs(recording *atomic.Bool, seen map[uint64]time.Time) {
-	for {
-		msg, arrived, err := s.conn.next()
-		if err != nil {
-			if recording.Load() {
-				s.closed.Store(true)
-			}
+// logRecorder records, per sequence number carried in the log data, when
+// it first arrived.
+func logRecorder(recording *atomic.Bool, seen map[uint64]time.Time) func([]byte, time.Time) {
+	return func(msg []byte, arrived time.Time) {
+		i := bytes.Index(msg, dataKey)
+		if !recording.Load() || i < 0 || len(msg) < i+len(dataKey)+16 {
 			return
 		}
-		i := bytes.Index(msg, dataKey)
-		if i < 0 || len(msg) < i+len(dataKey)+16 {
-			continue
-		}
-		raw, err := hexutil.Decode("0x" + string(msg[i+len(dataKey):i+len(dataKey)+16]))
+		raw, err := hex.DecodeString(string(msg[i+len(dataKey) : i+len(dataKey)+16]))
 		if err != nil {
-			continue
+			return
 		}
-		if seq := binary.BigEndian.Uint64(raw); recording.Load() {
-			if _, dup := seen[seq]; !dup {
-				seen[seq] = arrived
-			}
+		seq := binary.BigEndian.Uint64(raw)
+		if _, dup := seen[seq]; !dup {
+			seen[seq] = arrived
 		}
 	}
 }

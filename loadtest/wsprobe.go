@@ -21,29 +21,42 @@ import (
 )
 
 // probeConn is the fan-out probes' WebSocket client: the subscriber side
-// of one connection, read by one goroutine. It is minimal on purpose.
+// of one connection. It is minimal on purpose.
 //
 // The probe shares the machine's CPUs with the server it measures and
 // multiplexes thousands of subscribers onto them, which real subscribers
-// (each on its own machine) never do. So it costs as little as it can (one
-// buffer, one recvmsg per wake-up, no per-message allocation) and it asks
-// the kernel when each segment reached the socket (SO_TIMESTAMPNS): a
-// message's delivery time is when its last byte arrived at the subscriber,
-// not when the probe's goroutine got round to reading it. The read time is
-// kept as well, so reports can show both.
+// (each on its own machine) never do. So it costs as little as it can: a
+// raw socket outside the Go runtime's poller, read by a probeLoop (one
+// epoll thread for thousands of connections, one recvmsg per readiness
+// and no goroutine wake-up per message), one buffer, no per-message
+// allocation. It asks the kernel when each segment reached the socket
+// (SO_TIMESTAMPNS): a message's delivery time is when its last byte
+// arrived at the subscriber, not when the probe got round to reading it.
+// The read time is kept as well, so reports can show both.
+//
+// Until a probeLoop takes it (add), the socket is blocking with the dial's
+// timeout on every read and write: the handshake, the subscription and
+// tests read it with next.
 type probeConn struct {
-	conn *net.TCPConn
-	raw  syscall.RawConn
+	fd int
 	// buf[start:end] is received and not yet consumed.
 	buf        []byte
 	start, end int
-	// msg joins the fragments of a fragmented message.
+	// msg joins the fragments of a fragmented message; msgDone says it was
+	// returned and is to be reset.
 	msg     []byte
+	msgDone bool
 	hdr     unix.Msghdr
 	iov     unix.Iovec
 	oob     [64]byte
 	arrived time.Time // kernel arrival time of the newest segment read
 	out     []byte    // frames being written
+	// nonblocking is set once a loop reads the socket.
+	nonblocking bool
+	// onMessage and onClose are the loop's calls for each data message
+	// (valid during the call) and for the end of the connection.
+	onMessage func(msg []byte, arrived time.Time)
+	onClose   func(error)
 }
 
 const (
@@ -69,29 +82,71 @@ func dialProbe(rawURL string, timeout time.Duration) (*probeConn, error) {
 	if u.Scheme != "ws" {
 		return nil, fmt.Errorf("probe url %q: only ws:// is supported", rawURL)
 	}
-	nc, err := net.DialTimeout("tcp", u.Host, timeout)
+	addr, err := net.ResolveTCPAddr("tcp", u.Host)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("probe url %q: %w", rawURL, err)
 	}
-	c := &probeConn{conn: nc.(*net.TCPConn), buf: make([]byte, 4096)}
-	if c.raw, err = c.conn.SyscallConn(); err != nil {
-		nc.Close()
-		return nil, err
+	family, sa := unix.AF_INET6, unix.Sockaddr(&unix.SockaddrInet6{Port: addr.Port, Addr: [16]byte(addr.IP.To16())})
+	if ip4 := addr.IP.To4(); ip4 != nil {
+		family, sa = unix.AF_INET, &unix.SockaddrInet4{Port: addr.Port, Addr: [4]byte(ip4)}
 	}
-	var serr error
-	if err := c.raw.Control(func(fd uintptr) {
-		serr = unix.SetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_TIMESTAMPNS, 1)
-	}); err != nil || serr != nil {
-		nc.Close()
-		return nil, fmt.Errorf("SO_TIMESTAMPNS: %w", errors.Join(err, serr))
+	fd, err := unix.Socket(family, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return nil, fmt.Errorf("socket: %w", err)
 	}
-	c.conn.SetDeadline(time.Now().Add(timeout))
+	c := &probeConn{fd: fd, buf: make([]byte, 4096)}
+	tv := unix.NsecToTimeval(timeout.Nanoseconds())
+	if err := errors.Join(
+		unix.SetsockoptTimeval(fd, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &tv),
+		unix.SetsockoptTimeval(fd, unix.SOL_SOCKET, unix.SO_SNDTIMEO, &tv),
+		unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_TIMESTAMPNS, 1),
+		unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_NODELAY, 1),
+	); err != nil {
+		c.Close()
+		return nil, fmt.Errorf("socket options: %w", err)
+	}
+	if err := connect(fd, sa, timeout); err != nil {
+		c.Close()
+		return nil, fmt.Errorf("connect %s: %w", u.Host, err)
+	}
 	if err := c.handshake(u); err != nil {
-		nc.Close()
+		c.Close()
 		return nil, err
 	}
-	c.conn.SetDeadline(time.Time{})
 	return c, nil
+}
+
+// connect is a blocking connect that a signal does not cut short: the Go
+// runtime's preemption signals reach threads in system calls, and an
+// interrupted connect goes on in the background, so it waits for that.
+func connect(fd int, sa unix.Sockaddr, timeout time.Duration) error {
+	err := unix.Connect(fd, sa)
+	if err != unix.EINTR {
+		return err
+	}
+	deadline := time.Now().Add(timeout)
+	for {
+		left := time.Until(deadline)
+		if left <= 0 {
+			return errors.New("timed out")
+		}
+		pfd := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLOUT}}
+		n, err := unix.Poll(pfd, int(left.Milliseconds())+1)
+		if err == unix.EINTR || err == nil && n == 0 {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		soerr, err := unix.GetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_ERROR)
+		if err != nil {
+			return err
+		}
+		if soerr != 0 {
+			return syscall.Errno(soerr)
+		}
+		return nil
+	}
 }
 
 const websocketGUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
@@ -104,7 +159,7 @@ func (c *probeConn) handshake(u *url.URL) error {
 	req := "GET " + path + " HTTP/1.1\r\nHost: " + u.Host +
 		"\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: " + key +
 		"\r\nSec-WebSocket-Version: 13\r\n\r\n"
-	if _, err := c.conn.Write([]byte(req)); err != nil {
+	if err := c.writeAll([]byte(req)); err != nil {
 		return fmt.Errorf("handshake: %w", err)
 	}
 	for {
@@ -142,11 +197,9 @@ func checkUpgrade(head []byte, key string) error {
 	return errors.New("handshake: no Sec-WebSocket-Accept")
 }
 
-// subscribe sends an eth_subscribe request with id 1 and waits (bounded)
-// for its answer.
-func (c *probeConn) subscribe(request []byte, timeout time.Duration) error {
-	c.conn.SetDeadline(time.Now().Add(timeout))
-	defer c.conn.SetDeadline(time.Time{})
+// subscribe sends an eth_subscribe request with id 1 and waits (within
+// the dial's timeout per read) for its answer.
+func (c *probeConn) subscribe(request []byte) error {
 	if err := c.write(opText, request); err != nil {
 		return err
 	}
@@ -164,39 +217,69 @@ func (c *probeConn) subscribe(request []byte, timeout time.Duration) error {
 	}
 }
 
-// next returns the next data message and when its last byte reached the
-// socket. The message is valid until the next call. It answers pings.
+// next waits for the next data message on a blocking socket and returns
+// it with when its last byte reached the socket. The message is valid
+// until the next call.
 func (c *probeConn) next() ([]byte, time.Time, error) {
-	c.msg = c.msg[:0]
 	for {
-		fin, op, payload, err := c.frame()
-		if err != nil {
+		msg, ok, err := c.pop()
+		if err != nil || ok {
+			return msg, c.arrived, err
+		}
+		if err := c.fill(); err != nil {
 			return nil, time.Time{}, err
 		}
-		if payload == nil && op == 0xff {
-			if err := c.fill(); err != nil {
-				return nil, time.Time{}, err
-			}
-			continue
+	}
+}
+
+// readReady is a loop's turn on a readable socket: one recvmsg, then every
+// whole message it completed goes to onMessage.
+func (c *probeConn) readReady() error {
+	if err := c.fill(); err != nil {
+		if err == unix.EAGAIN {
+			return nil
+		}
+		return err
+	}
+	for {
+		msg, ok, err := c.pop()
+		if err != nil || !ok {
+			return err
+		}
+		c.onMessage(msg, c.arrived)
+	}
+}
+
+// pop takes the next data message off the buffer, answering pings on the
+// way; ok is false when the buffer holds no whole message.
+func (c *probeConn) pop() (msg []byte, ok bool, err error) {
+	if c.msgDone {
+		c.msg, c.msgDone = c.msg[:0], false
+	}
+	for {
+		fin, op, payload, err := c.frame()
+		if err != nil || op == 0xff {
+			return nil, false, err
 		}
 		switch op {
 		case opPing:
 			if err := c.write(opPong, payload); err != nil {
-				return nil, time.Time{}, err
+				return nil, false, err
 			}
 		case opPong:
 		case opClose:
-			return nil, time.Time{}, fmt.Errorf("%w: %q", errProbeClosed, payload)
+			return nil, false, fmt.Errorf("%w: %q", errProbeClosed, payload)
 		case opText, opBinary, opContinuation:
 			if fin && len(c.msg) == 0 {
-				return payload, c.arrived, nil
+				return payload, true, nil
 			}
 			c.msg = append(c.msg, payload...)
 			if fin {
-				return c.msg, c.arrived, nil
+				c.msgDone = true
+				return c.msg, true, nil
 			}
 		default:
-			return nil, time.Time{}, fmt.Errorf("websocket: unknown opcode %d", op)
+			return nil, false, fmt.Errorf("websocket: unknown opcode %d", op)
 		}
 	}
 }
@@ -262,31 +345,37 @@ func (c *probeConn) fill() error {
 	return err
 }
 
-// recv is one recvmsg (waiting in the runtime's poller while there is
-// nothing to read) that also takes the kernel's arrival timestamp.
+// recv is one recvmsg that also takes the kernel's arrival timestamp. A
+// loop's non-blocking read is a raw syscall: it never waits, and telling
+// the runtime costs more than the read.
 func (c *probeConn) recv(p []byte) (int, error) {
-	var (
-		n     uintptr
-		errno syscall.Errno
-	)
-	err := c.raw.Read(func(fd uintptr) bool {
-		c.iov.Base = &p[0]
-		c.iov.SetLen(len(p))
-		c.hdr = unix.Msghdr{Iov: &c.iov, Iovlen: 1, Control: &c.oob[0]}
-		c.hdr.SetControllen(len(c.oob))
-		n, _, errno = unix.Syscall(unix.SYS_RECVMSG, fd, uintptr(unsafe.Pointer(&c.hdr)), 0)
-		return errno != unix.EAGAIN
-	})
-	switch {
-	case err != nil:
-		return 0, err
-	case errno != 0:
-		return 0, errno
-	case n == 0:
-		return 0, io.EOF
+	c.iov.Base = &p[0]
+	c.iov.SetLen(len(p))
+	c.hdr = unix.Msghdr{Iov: &c.iov, Iovlen: 1, Control: &c.oob[0]}
+	c.hdr.SetControllen(len(c.oob))
+	for {
+		var (
+			n     uintptr
+			errno syscall.Errno
+		)
+		if c.nonblocking {
+			n, _, errno = unix.RawSyscall(unix.SYS_RECVMSG, uintptr(c.fd), uintptr(unsafe.Pointer(&c.hdr)), 0)
+		} else {
+			n, _, errno = unix.Syscall(unix.SYS_RECVMSG, uintptr(c.fd), uintptr(unsafe.Pointer(&c.hdr)), 0)
+		}
+		switch {
+		case errno == unix.EINTR:
+			continue
+		case errno == unix.EAGAIN && !c.nonblocking:
+			return 0, errors.New("read timed out")
+		case errno != 0:
+			return 0, errno
+		case n == 0:
+			return 0, io.EOF
+		}
+		c.arrived = c.timestamp()
+		return int(n), nil
 	}
-	c.arrived = c.timestamp()
-	return int(n), nil
 }
 
 // timestamp reads SCM_TIMESTAMPNS from the last recvmsg's control data,
@@ -327,8 +416,31 @@ func (c *probeConn) write(op byte, payload []byte) error {
 		out = append(out, b^mask[i&3])
 	}
 	c.out = out
-	_, err := c.conn.Write(out)
-	return err
+	return c.writeAll(out)
 }
 
-func (c *probeConn) Close() error { return c.conn.Close() }
+// writeAll writes b whole. Once a loop reads the socket, the writes are
+// pongs, far smaller than an idle socket's send buffer.
+func (c *probeConn) writeAll(b []byte) error {
+	for len(b) > 0 {
+		n, err := unix.Write(c.fd, b)
+		switch {
+		case err == unix.EINTR:
+			continue
+		case err != nil:
+			return fmt.Errorf("write: %w", err)
+		}
+		b = b[n:]
+	}
+	return nil
+}
+
+// Close closes the socket; the loop that read it must have stopped.
+func (c *probeConn) Close() error {
+	if c.fd < 0 {
+		return nil
+	}
+	err := unix.Close(c.fd)
+	c.fd = -1
+	return err
+}
