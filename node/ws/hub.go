@@ -128,9 +128,7 @@ func (h *Hub) Run(ctx context.Context) {
 			h.shutdown()
 			return
 		case <-ping.C:
-			for _, s := range h.shards {
-				s.each((*conn).ping)
-			}
+			h.fanOut(delivery{ping: true})
 		case ev := <-h.events:
 			h.dispatch(ev)
 		}

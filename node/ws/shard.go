@@ -6,8 +6,13 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 )
 
-// delivery is one encoded event on its way to a shard's connections.
+// delivery is one encoded event on its way to a shard's connections, or
+// the keepalive tick.
 type delivery struct {
+	// ping asks the shard to ping its connections: each shard pings its
+	// own, so the hub is not busy with thousands of writes and the work is
+	// spread like a broadcast's.
+	ping bool
 	kind subKind
 	// payload is the result for every subscriber of kind (newHeads,
 	// newFlashblocks).
@@ -73,7 +78,11 @@ func (s *shard) run(stop <-chan struct{}) {
 		case <-stop:
 			return
 		case d := <-s.in:
-			s.deliver(&d)
+			if d.ping {
+				s.each((*conn).ping)
+			} else {
+				s.deliver(&d)
+			}
 		}
 	}
 }

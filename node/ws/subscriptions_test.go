@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -309,5 +310,75 @@ func TestKindResubscribed(t *testing.T) {
 	}
 	if a.noteCount(first) != 0 {
 		t.Fatalf("%d notifications on the unsubscribed %s", a.noteCount(first), first)
+	}
+}
+
+// TestKeepalive: the server pings every connection; one that answers with
+// pongs (the library's default while it reads) stays open past the idle
+// timeout, one that never answers and sends nothing is closed after it.
+func TestKeepalive(t *testing.T) {
+	cfg := ws.DefaultConfig()
+	cfg.PingInterval = 100 * time.Millisecond
+	cfg.IdleTimeout = 500 * time.Millisecond
+	n := startNode(t, 0, cfg)
+
+	alive, _, err := websocket.DefaultDialer.Dial(n.url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer alive.Close()
+	var pings atomic.Int32
+	alive.SetPingHandler(func(data string) error {
+		pings.Add(1)
+		return alive.WriteControl(websocket.PongMessage, []byte(data), time.Now().Add(time.Second))
+	})
+	replies := make(chan []byte, 1)
+	go func() {
+		for {
+			_, msg, err := alive.ReadMessage() // runs the ping handler
+			if err != nil {
+				close(replies)
+				return
+			}
+			replies <- msg
+		}
+	}()
+	silent, _, err := websocket.DefaultDialer.Dial(n.url, nil) // never reads, so never answers a ping
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer silent.Close()
+
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if conns, _, _ := n.node.WSStats(); conns == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the silent connection was not closed after the idle timeout")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	time.Sleep(3 * cfg.IdleTimeout) // well past the idle timeout
+	if got := pings.Load(); got < 5 {
+		t.Fatalf("%d pings in %v at a %v interval", got, 3*cfg.IdleTimeout, cfg.PingInterval)
+	}
+	alive.WriteMessage(websocket.TextMessage, []byte(`{"jsonrpc":"2.0","id":7,"method":"eth_chainId"}`))
+	if reply := <-replies; !strings.Contains(string(reply), `"id":7,"result"`) {
+		t.Fatalf("call on the answering connection: %q", reply)
+	}
+	if conns, _, _ := n.node.WSStats(); conns != 1 {
+		t.Fatalf("%d connections, want the answering one open", conns)
+	}
+	// The silent one got the pings, then a close frame saying why.
+	silent.SetReadDeadline(time.Now().Add(5 * time.Second))
+	for {
+		if _, _, err := silent.ReadMessage(); err != nil {
+			var ce *websocket.CloseError
+			if !errors.As(err, &ce) {
+				t.Fatalf("silent connection ended with %v, want a close frame", err)
+			}
+			break
+		}
 	}
 }
