@@ -120,15 +120,20 @@ func (h *Hub) Run(ctx context.Context) {
 		h.wg.Add(1)
 		go func() { defer h.wg.Done(); s.run(h.stop) }()
 	}
-	ping := time.NewTicker(h.cfg.PingInterval)
+	// Keepalive pings go out in pingSlices parts spread over the interval:
+	// pinging 10,000 connections at once is a burst as large as a head's
+	// fan-out, and a head fanned out during it is slowed down.
+	ping := time.NewTicker(max(h.cfg.PingInterval/pingSlices, time.Millisecond))
 	defer ping.Stop()
+	var slice uint64
 	for {
 		select {
 		case <-ctx.Done():
 			h.shutdown()
 			return
 		case <-ping.C:
-			h.fanOut(delivery{ping: true})
+			h.fanOut(delivery{ping: true, pingSlice: slice})
+			slice = (slice + 1) % pingSlices
 		case ev := <-h.events:
 			h.dispatch(ev)
 		}

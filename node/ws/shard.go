@@ -9,11 +9,12 @@ import (
 // delivery is one encoded event on its way to a shard's connections, or
 // the keepalive tick.
 type delivery struct {
-	// ping asks the shard to ping its connections: each shard pings its
-	// own, so the hub is not busy with thousands of writes and the work is
-	// spread like a broadcast's.
-	ping bool
-	kind subKind
+	// ping asks the shard to ping its connections whose id is pingSlice
+	// modulo pingSlices: each shard pings its own, so the hub is not busy
+	// with thousands of writes, and a slice at a time.
+	ping      bool
+	pingSlice uint64
+	kind      subKind
 	// payload is the result for every subscriber of kind (newHeads,
 	// newFlashblocks).
 	payload *payload
@@ -79,12 +80,25 @@ func (s *shard) run(stop <-chan struct{}) {
 			return
 		case d := <-s.in:
 			if d.ping {
-				s.each((*conn).ping)
+				s.ping(d.pingSlice)
 			} else {
 				s.deliver(&d)
 			}
 		}
 	}
+}
+
+// pingSlices is how many parts one keepalive interval's pings go out in.
+const pingSlices = 32
+
+// ping pings the shard's connections of one slice. A connection's slice is
+// its id's, which never changes: each is pinged once per interval.
+func (s *shard) ping(slice uint64) {
+	s.each(func(c *conn) {
+		if c.id%pingSlices == slice {
+			c.ping()
+		}
+	})
 }
 
 func (s *shard) deliver(d *delivery) {
