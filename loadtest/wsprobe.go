@@ -410,8 +410,9 @@ func (c *probeConn) write(op byte, payload []byte) error {
 		out = append(out, 0x80|127)
 		out = binary.BigEndian.AppendUint64(out, uint64(n))
 	}
-	mask := binary.BigEndian.AppendUint32(nil, mrand.Uint32())
-	out = append(out, mask...)
+	var mask [4]byte
+	binary.BigEndian.PutUint32(mask[:], mrand.Uint32())
+	out = append(out, mask[:]...)
 	for i, b := range payload {
 		out = append(out, b^mask[i&3])
 	}
