@@ -2,9 +2,12 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"flag"
 	"fmt"
+	"os"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -21,6 +24,8 @@ type fanoutConfig struct {
 	Dialers  int
 	Kind     string
 	Readers  int
+	// HeadsFile, when set, receives one CSV line per measured head.
+	HeadsFile string
 	// params overrides the eth_subscribe params (raw JSON array).
 	params string
 }
@@ -34,6 +39,7 @@ func fanoutFlags(fs *flag.FlagSet) *fanoutConfig {
 	fs.IntVar(&c.Dialers, "dialers", 128, "connections opened concurrently")
 	fs.StringVar(&c.Kind, "kind", "newHeads", "subscription kind")
 	fs.IntVar(&c.Readers, "readers", 1, "probe threads reading the subscribers (each an epoll loop)")
+	fs.StringVar(&c.HeadsFile, "heads", "", "write one CSV line per measured head (number, first arrival in Unix ns, arrival spread and read spread in µs), to line slow heads up with what the server did then")
 	return c
 }
 
@@ -136,8 +142,13 @@ func runFanout(ctx context.Context, cfg fanoutConfig) (fanoutReport, error) {
 		}
 	}
 	from, to := start.Add(time.Second), end.Add(-time.Second)
-	report.Heads, report.Undelivered, report.Spread = spreads(subs, from, to, len(subs), arrival.arrivedAt)
-	_, _, report.ReadSpread = spreads(subs, from, to, len(subs), arrival.readAt)
+	arrived := headSpans(subs, from, to, arrival.arrivedAt)
+	read := headSpans(subs, from, to, arrival.readAt)
+	report.Heads, report.Undelivered, report.Spread = spreads(arrived, len(subs))
+	_, _, report.ReadSpread = spreads(read, len(subs))
+	if cfg.HeadsFile != "" {
+		return report, writeHeads(cfg.HeadsFile, arrived, read)
+	}
 	return report, nil
 }
 
@@ -244,20 +255,24 @@ func parseNumber(msg []byte) (uint64, bool) {
 func (a arrival) arrivedAt() time.Time { return a.arrived }
 func (a arrival) readAt() time.Time    { return a.read }
 
-// spreads aggregates per head: the heads first seen inside [from, to] are
-// measured, so every subscriber had the whole head's time to receive it.
-func spreads(subs []*subscriber, from, to time.Time, want int, at func(arrival) time.Time) (heads, undelivered int, spread workload.Durations) {
-	type agg struct {
-		first, last time.Time
-		count       int
-	}
-	all := map[uint64]*agg{}
+// headSpan is one head as the subscribers saw it.
+type headSpan struct {
+	number      uint64
+	first, last time.Time
+	count       int
+}
+
+// headSpans aggregates the arrivals per head, by the time at picks; the heads
+// first seen inside [from, to] are kept (every subscriber had the whole
+// head's time to receive them), in block order.
+func headSpans(subs []*subscriber, from, to time.Time, at func(arrival) time.Time) []headSpan {
+	all := map[uint64]*headSpan{}
 	for _, s := range subs {
 		for _, a := range s.arrivals {
 			t := at(a)
 			g := all[a.number]
 			if g == nil {
-				g = &agg{first: t, last: t}
+				g = &headSpan{number: a.number, first: t, last: t}
 				all[a.number] = g
 			}
 			if t.Before(g.first) {
@@ -269,16 +284,47 @@ func spreads(subs []*subscriber, from, to time.Time, want int, at func(arrival) 
 			g.count++
 		}
 	}
-	var sample []time.Duration
+	spans := make([]headSpan, 0, len(all))
 	for _, g := range all {
-		if g.first.Before(from) || g.first.After(to) {
-			continue
+		if !g.first.Before(from) && !g.first.After(to) {
+			spans = append(spans, *g)
 		}
-		heads++
+	}
+	slices.SortFunc(spans, func(a, b headSpan) int { return cmp.Compare(a.number, b.number) })
+	return spans
+}
+
+// spreads summarizes the spans: how many heads, how many did not reach
+// want subscribers, and the distribution of last minus first.
+func spreads(spans []headSpan, want int) (heads, undelivered int, spread workload.Durations) {
+	sample := make([]time.Duration, 0, len(spans))
+	for _, g := range spans {
 		if g.count < want {
 			undelivered++
 		}
 		sample = append(sample, g.last.Sub(g.first))
 	}
-	return heads, undelivered, workload.Summarize(sample)
+	return len(spans), undelivered, workload.Summarize(sample)
+}
+
+// writeHeads writes one CSV line per head: number, first arrival (Unix ns),
+// arrival spread and read spread (µs; -1 when the read window missed it).
+func writeHeads(path string, arrived, read []headSpan) error {
+	readSpread := make(map[uint64]int64, len(read))
+	for _, r := range read {
+		readSpread[r.number] = r.last.Sub(r.first).Microseconds()
+	}
+	var b strings.Builder
+	b.WriteString("number,first_arrival_unix_ns,arrival_spread_us,read_spread_us\n")
+	for _, a := range arrived {
+		rs, ok := readSpread[a.number]
+		if !ok {
+			rs = -1
+		}
+		fmt.Fprintf(&b, "%d,%d,%d,%d\n", a.number, a.first.UnixNano(), a.last.Sub(a.first).Microseconds(), rs)
+	}
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		return fmt.Errorf("heads file: %w", err)
+	}
+	return nil
 }
