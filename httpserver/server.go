@@ -93,7 +93,7 @@ func (s *Server) Listen() error {
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", s.cfg.Addr, err)
 	}
-	s.ln = ln
+	s.ln = rawListener{ln}
 	return nil
 }
 

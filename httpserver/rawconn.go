@@ -1,0 +1,164 @@
+package httpserver
+
+import (
+	"io"
+	"net"
+	"os"
+	"sync"
+	"syscall"
+	"unsafe"
+)
+
+// rawListener hands out connections whose reads and writes are raw
+// non-blocking system calls (see rawConn); plain ones in race builds.
+type rawListener struct{ net.Listener }
+
+func (l rawListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	tc, ok := c.(*net.TCPConn)
+	if !ok || raceEnabled {
+		return c, nil
+	}
+	return wrapRaw(tc), nil
+}
+
+// wrapRaw returns tc with raw reads and writes, or tc itself if it has no
+// file descriptor to make them on.
+func wrapRaw(tc *net.TCPConn) net.Conn {
+	rc, err := tc.SyscallConn()
+	if err != nil {
+		return tc
+	}
+	return newRawConn(tc, rc)
+}
+
+// rawConn is a TCP connection whose Read and Write are recv(2) and send(2)
+// with MSG_DONTWAIT made as raw system calls: the runtime is not told of
+// them. A non-blocking call on a socket never waits, and telling the
+// runtime costs more than the call's user-space part; worse, a loopback
+// send runs the receiver's TCP work inside the call, which can last past
+// the 20 µs after which the runtime's monitor hands the P to another
+// thread, and that monitor then keeps waking every 20 µs to look. When the
+// socket is not ready, the call waits in the runtime's poller as a plain
+// net.Conn does (syscall.RawConn's Read and Write), deadlines included.
+//
+// Each direction has its scratch state, with the system call bound to it
+// once (a closure per call would allocate), and a mutex that keeps
+// net.Conn's promise that goroutines may call it at once; fasthttp and the
+// WebSocket code never contend for it.
+type rawConn struct {
+	*net.TCPConn
+	rc syscall.RawConn
+
+	rmu    sync.Mutex
+	rbuf   []byte
+	rn     int
+	rerrno syscall.Errno
+	readFD func(fd uintptr) bool
+
+	wmu     sync.Mutex
+	wbuf    []byte
+	wn      int
+	werrno  syscall.Errno
+	writeFD func(fd uintptr) bool
+}
+
+func newRawConn(tc *net.TCPConn, rc syscall.RawConn) *rawConn {
+	c := &rawConn{TCPConn: tc, rc: rc}
+	c.readFD, c.writeFD = c.recv, c.send
+	return c
+}
+
+// SyscallConn is the underlying socket's, for code that writes to it itself
+// (the WebSocket broadcaster).
+func (c *rawConn) SyscallConn() (syscall.RawConn, error) { return c.rc, nil }
+
+func (c *rawConn) Read(b []byte) (int, error) {
+	if len(b) == 0 {
+		return 0, nil
+	}
+	c.rmu.Lock()
+	c.rbuf, c.rn, c.rerrno = b, 0, 0
+	err := c.rc.Read(c.readFD)
+	n, errno := c.rn, c.rerrno
+	c.rbuf = nil
+	c.rmu.Unlock()
+	switch {
+	case err != nil:
+		return 0, c.opError("read", err)
+	case errno != 0:
+		return 0, c.opError("read", os.NewSyscallError("recvfrom", errno))
+	case n == 0:
+		return 0, io.EOF
+	}
+	return n, nil
+}
+
+// recv is one non-blocking recv(2); false asks RawConn.Read to wait until
+// the socket is readable and call it again.
+func (c *rawConn) recv(fd uintptr) bool {
+	for {
+		n, _, errno := syscall.RawSyscall6(syscall.SYS_RECVFROM, fd,
+			uintptr(unsafe.Pointer(&c.rbuf[0])), uintptr(len(c.rbuf)), syscall.MSG_DONTWAIT, 0, 0)
+		switch errno {
+		case 0:
+			c.rn = int(n)
+			return true
+		case syscall.EINTR:
+			continue
+		case syscall.EAGAIN:
+			return false
+		default:
+			c.rerrno = errno
+			return true
+		}
+	}
+}
+
+func (c *rawConn) Write(b []byte) (int, error) {
+	if len(b) == 0 {
+		return 0, nil
+	}
+	c.wmu.Lock()
+	c.wbuf, c.wn, c.werrno = b, 0, 0
+	err := c.rc.Write(c.writeFD)
+	n, errno := c.wn, c.werrno
+	c.wbuf = nil
+	c.wmu.Unlock()
+	switch {
+	case err != nil:
+		return n, c.opError("write", err)
+	case errno != 0:
+		return n, c.opError("write", os.NewSyscallError("sendto", errno))
+	}
+	return n, nil
+}
+
+// send writes what is left of wbuf with non-blocking send(2)s; false asks
+// RawConn.Write to wait until the socket is writable and call it again.
+// MSG_NOSIGNAL: a peer gone away is EPIPE, never a signal.
+func (c *rawConn) send(fd uintptr) bool {
+	for c.wn < len(c.wbuf) {
+		rest := c.wbuf[c.wn:]
+		n, _, errno := syscall.RawSyscall6(syscall.SYS_SENDTO, fd,
+			uintptr(unsafe.Pointer(&rest[0])), uintptr(len(rest)), syscall.MSG_DONTWAIT|syscall.MSG_NOSIGNAL, 0, 0)
+		switch errno {
+		case 0:
+			c.wn += int(n)
+		case syscall.EINTR:
+		case syscall.EAGAIN:
+			return false
+		default:
+			c.werrno = errno
+			return true
+		}
+	}
+	return true
+}
+
+func (c *rawConn) opError(op string, err error) error {
+	return &net.OpError{Op: op, Net: "tcp", Source: c.LocalAddr(), Addr: c.RemoteAddr(), Err: err}
+}
