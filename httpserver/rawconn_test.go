@@ -3,6 +3,7 @@ package httpserver
 import (
 	"bytes"
 	"crypto/rand"
+	"crypto/tls"
 	"errors"
 	"io"
 	"net"
@@ -11,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/stocknode/stocknode/internal/testcert"
 )
 
 // rawPair returns the server side of a loopback connection as a rawConn
@@ -187,5 +190,31 @@ func TestRawConnConcurrentWrites(t *testing.T) {
 		if b := got[i : i+block]; bytes.Count(b, b[:1]) != block {
 			t.Fatalf("block at %d is interleaved", i)
 		}
+	}
+}
+
+// TLS runs over a rawConn as over any net.Conn (ServeTLS wraps the
+// listener's connections).
+func TestRawConnUnderTLS(t *testing.T) {
+	certFile, keyFile, pool := testcert.SelfSigned(t)
+	cert, err := tls.LoadX509KeyPair(certFile, keyFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	server, client := rawPair(t)
+	ts := tls.Server(server, &tls.Config{Certificates: []tls.Certificate{cert}})
+	tc := tls.Client(client, &tls.Config{RootCAs: pool, ServerName: "127.0.0.1"})
+	want := bytes.Repeat([]byte("stocknode "), 100_000)
+	go func() {
+		if _, err := tc.Write(want); err != nil {
+			t.Error(err)
+		}
+	}()
+	got := make([]byte, len(want))
+	if _, err := io.ReadFull(ts, got); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatal("TLS over rawConn changed the bytes")
 	}
 }
