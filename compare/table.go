@@ -173,36 +173,7 @@ func printTables(w io.Writer, cfg config, res *results) {
 	tw.Flush()
 
 	if cfg.flood {
-		fmt.Fprintf(w, "\ntransaction flood: %v of signed transfers from 1,024 funded accounts, %v blocks (times: send to first seen; p50 / p99)\n", cfg.floodDuration, res.BlockTime)
-		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(tw, "server\taccepted/s\tincluded/s\trejected\tnot sealed\tto pending\tto latest\tto receipt\tcores (srv+gen)\t")
-		var reasons []string
-		for _, s := range res.Servers {
-			f := s.Flood
-			switch {
-			case f == nil:
-				continue
-			case f.Skipped != "":
-				fmt.Fprintf(tw, "%s\tskipped: %s\t\t\t\t\t\t\t\t\n", s.Name, f.Skipped)
-				continue
-			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%s / %s\t%s / %s\t%s / %s\t%.2f + %.2f\t\n", s.Name,
-				kilo(f.AcceptedPerSec), kilo(f.IncludedPerSec), f.Rejected, f.NotIncluded,
-				ms(f.TimeToPending.P50), ms(f.TimeToPending.P99), ms(f.TimeToLatest.P50), ms(f.TimeToLatest.P99),
-				ms(f.TimeToReceipt.P50), ms(f.TimeToReceipt.P99), f.CPU.Server, f.CPU.LoadTest)
-			msgs := make([]string, 0, len(f.RejectedBy))
-			for m := range f.RejectedBy {
-				msgs = append(msgs, m)
-			}
-			slices.SortFunc(msgs, func(a, b string) int { return f.RejectedBy[b] - f.RejectedBy[a] })
-			for _, m := range msgs {
-				reasons = append(reasons, fmt.Sprintf("%s rejected %d: %s", s.Name, f.RejectedBy[m], m))
-			}
-		}
-		tw.Flush()
-		for _, r := range reasons {
-			fmt.Fprintln(w, "  "+r)
-		}
+		printFlood(w, cfg, res)
 	}
 
 	fmt.Fprint(w, "\ncorrectness (dev account balance, ETH and ERC-20 balances at latest and pending):")
@@ -272,4 +243,51 @@ func printPaced(w io.Writer, cfg config, res *results, names []string) {
 		fmt.Fprintln(tw, line)
 	}
 	tw.Flush()
+}
+
+// printFlood prints the transaction flood, and the flood at one offered
+// rate below the chain's capacity, per server.
+func printFlood(w io.Writer, cfg config, res *results) {
+	fmt.Fprintf(w, "\ntransaction flood: %v of signed transfers from 1,024 funded accounts, %v blocks (times: send to first seen; p50 / p99)\n", cfg.floodDuration, res.BlockTime)
+	if cfg.floodPacedRate > 0 {
+		fmt.Fprintf(w, "(\"at %s/s\": the same flood offered %s transfers/s, below the chain's capacity of 7.14k/s: unpaced, a server that\n"+
+			"accepts more than a block holds builds a backlog, and its times measure the backlog rather than the sequencer)\n", kilo(cfg.floodPacedRate), kilo(cfg.floodPacedRate))
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "server\taccepted/s\tincluded/s\trejected\tnot sealed\tto pending\tto latest\tto receipt\tcores (srv+gen)\t")
+	var reasons []string
+	for _, s := range res.Servers {
+		reasons = append(reasons, floodRow(tw, s.Name, s.Flood)...)
+		if s.FloodPaced != nil {
+			reasons = append(reasons, floodRow(tw, fmt.Sprintf("%s at %s/s", s.Name, kilo(cfg.floodPacedRate)), s.FloodPaced)...)
+		}
+	}
+	tw.Flush()
+	for _, r := range reasons {
+		fmt.Fprintln(w, "  "+r)
+	}
+}
+
+// floodRow prints one flood's row and returns its rejection reasons.
+func floodRow(tw io.Writer, label string, f *floodResult) (reasons []string) {
+	switch {
+	case f == nil:
+		return nil
+	case f.Skipped != "":
+		fmt.Fprintf(tw, "%s\tskipped: %s\t\t\t\t\t\t\t\t\n", label, f.Skipped)
+		return nil
+	}
+	fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%s / %s\t%s / %s\t%s / %s\t%.2f + %.2f\t\n", label,
+		kilo(f.AcceptedPerSec), kilo(f.IncludedPerSec), f.Rejected, f.NotIncluded,
+		ms(f.TimeToPending.P50), ms(f.TimeToPending.P99), ms(f.TimeToLatest.P50), ms(f.TimeToLatest.P99),
+		ms(f.TimeToReceipt.P50), ms(f.TimeToReceipt.P99), f.CPU.Server, f.CPU.LoadTest)
+	msgs := make([]string, 0, len(f.RejectedBy))
+	for m := range f.RejectedBy {
+		msgs = append(msgs, m)
+	}
+	slices.SortFunc(msgs, func(a, b string) int { return f.RejectedBy[b] - f.RejectedBy[a] })
+	for _, m := range msgs {
+		reasons = append(reasons, fmt.Sprintf("%s rejected %d: %s", label, f.RejectedBy[m], m))
+	}
+	return reasons
 }

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stocknode/stocknode/loadtest/workload"
 )
 
 // The paced table shows each server's achieved rate and latency at the one
@@ -45,4 +47,33 @@ func TestKilo(t *testing.T) {
 			t.Errorf("kilo(%v) = %q, want %q", tt.v, got, tt.want)
 		}
 	}
+}
+
+// The flood table has each server's flood and, under it, the same flood at
+// the one offered rate; a skipped flood says why.
+func TestPrintFlood(t *testing.T) {
+	flood := func(accepted float64, p99 time.Duration) *floodResult {
+		return &floodResult{AcceptedPerSec: accepted, IncludedPerSec: accepted - 100, TimeToPending: workloadP99(p99),
+			RejectedBy: map[string]int{}}
+	}
+	res := &results{BlockTime: "200ms", Servers: []serverResult{
+		{Name: "stocknode", Flood: flood(7_250, 208*time.Millisecond), FloodPaced: flood(4_950, 91*time.Millisecond)},
+		{Name: "geth", Flood: &floodResult{Skipped: "geth seals no blocks"}},
+		{Name: "anvil", Flood: flood(5_630, 93*time.Millisecond), FloodPaced: flood(4_960, 95*time.Millisecond)},
+	}}
+	var b bytes.Buffer
+	printFlood(&b, config{floodDuration: 6 * time.Second, floodPacedRate: 5_000}, res)
+	out := b.String()
+	for _, want := range []string{"stocknode  ", "7.25k", "208ms", "stocknode at 5.00k/s", "4.95k", "46ms / 91ms", "skipped: geth seals no blocks", "anvil at 5.00k/s", "below the chain's capacity"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("flood table lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "geth at") {
+		t.Errorf("a paced row for a server with none:\n%s", out)
+	}
+}
+
+func workloadP99(p99 time.Duration) workload.Durations {
+	return workload.Durations{Count: 1, P50: p99 / 2, P99: p99}
 }

@@ -37,6 +37,7 @@ type floodConfig struct {
 	Drain         time.Duration
 	ReceiptSample int
 	FundTimeout   time.Duration
+	Rate          float64
 }
 
 func floodFlags(fs *flag.FlagSet) *floodConfig {
@@ -52,6 +53,7 @@ func floodFlags(fs *flag.FlagSet) *floodConfig {
 	fs.DurationVar(&c.Drain, "drain", 5*time.Second, "how long to wait, after sending stops, for accepted transactions to be sealed")
 	fs.IntVar(&c.ReceiptSample, "receipt-sample", 20, "poll the receipt of every n-th accepted transaction (0: none)")
 	fs.DurationVar(&c.FundTimeout, "fund-timeout", 60*time.Second, "how long funding may take (the server must produce blocks)")
+	fs.Float64Var(&c.Rate, "rate", 0, "transfers/s to offer in all, spread evenly over the senders (0: each sender sends its next transfer as soon as the last is answered). Unpaced, a server that accepts more than the chain's blocks hold builds a backlog, and the times to pending and latest then measure the backlog; paced below capacity they measure the sequencer")
 	return c
 }
 
@@ -67,6 +69,7 @@ type floodReport struct {
 	URL      string  `json:"url"`
 	Accounts int     `json:"accounts"`
 	Senders  int     `json:"senders"`
+	Rate     float64 `json:"offeredRate,omitempty"`
 	Seconds  float64 `json:"seconds"`
 	FundTime float64 `json:"fundingSeconds"`
 
@@ -94,7 +97,11 @@ type floodReport struct {
 
 func (r floodReport) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "flood %s: %d accounts, %d senders, %.1fs (funding took %.1fs)\n", r.URL, r.Accounts, r.Senders, r.Seconds, r.FundTime)
+	offered := ""
+	if r.Rate > 0 {
+		offered = fmt.Sprintf(", %.0f transfers/s offered", r.Rate)
+	}
+	fmt.Fprintf(&b, "flood %s: %d accounts, %d senders%s, %.1fs (funding took %.1fs)\n", r.URL, r.Accounts, r.Senders, offered, r.Seconds, r.FundTime)
 	fmt.Fprintf(&b, "accepted %d (%.0f/s) of %d sent; rejected %d; transport errors %d", r.Accepted, r.AcceptedPerSec, r.Attempts, r.Rejected, r.TransportErrors)
 	if r.AlreadyKnown > 0 {
 		fmt.Fprintf(&b, "; already known %d", r.AlreadyKnown)
@@ -154,7 +161,7 @@ func normalizeReject(msg string) string {
 }
 
 func runFlood(ctx context.Context, cfg floodConfig) (floodReport, error) {
-	report := floodReport{URL: cfg.URL, Accounts: cfg.Accounts, Senders: cfg.Senders, PollInterval: cfg.Poll.String()}
+	report := floodReport{URL: cfg.URL, Accounts: cfg.Accounts, Senders: cfg.Senders, Rate: cfg.Rate, PollInterval: cfg.Poll.String()}
 	if err := checkLoopback(cfg.URL); err != nil {
 		return report, err
 	}
@@ -219,7 +226,8 @@ func runFlood(ctx context.Context, cfg floodConfig) (floodReport, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			floodSender(ctx, client, signer, chainID.ToInt(), own, accounts, feeCap, tip, end, cfg.ReceiptSample, receipts, &acceptedSoFar, st)
+			pace := newPacer(cfg.Rate, cfg.Senders, g, start)
+			floodSender(ctx, client, signer, chainID.ToInt(), own, accounts, feeCap, tip, end, cfg.ReceiptSample, receipts, &acceptedSoFar, st, pace)
 		}()
 	}
 	wg.Wait()
@@ -439,10 +447,10 @@ var (
 )
 
 // floodSender sends transfers from its own accounts, round robin, as fast as
-// the server answers, until end. A rejected account rests 20 ms; a nonce the
-// server calls too low is read again.
+// the server answers or as pace allows, until end. A rejected account rests
+// 20 ms; a nonce the server calls too low is read again.
 func floodSender(ctx context.Context, client *fastRPC, signer types.Signer, chainID *big.Int, own, all []*floodAccount,
-	feeCap, tip *big.Int, end time.Time, sampleEvery int, receipts *receiptPoller, accepted *atomic.Int64, st *senderStats) {
+	feeCap, tip *big.Int, end time.Time, sampleEvery int, receipts *receiptPoller, accepted *atomic.Int64, st *senderStats, pace *pacer) {
 	value := big.NewInt(1)
 	body := make([]byte, 0, 512)
 	var raw []byte
@@ -473,6 +481,9 @@ func floodSender(ctx context.Context, client *fastRPC, signer types.Signer, chai
 		body = append(body[:0], sendPrefix...)
 		body = hex.AppendEncode(body, raw)
 		body = append(body, sendSuffix...)
+		if pace.wait(); !time.Now().Before(end) {
+			return
+		}
 		st.attempts++
 		t0 := time.Now()
 		resp, err := client.post(body)
