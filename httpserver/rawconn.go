@@ -44,32 +44,43 @@ func wrapRaw(tc *net.TCPConn) net.Conn {
 // thread, and that monitor then keeps waking every 20 µs to look. When the
 // socket is not ready, the call waits in the runtime's poller as a plain
 // net.Conn does (syscall.RawConn's Read and Write), deadlines included.
-//
-// Each direction has its scratch state, with the system call bound to it
-// once (a closure per call would allocate), and a mutex that keeps
-// net.Conn's promise that goroutines may call it at once; fasthttp and the
-// WebSocket code never contend for it.
 type rawConn struct {
 	*net.TCPConn
 	rc syscall.RawConn
+	r  rawHalf // reads
+	w  rawHalf // writes
+}
 
-	rmu    sync.Mutex
-	rbuf   []byte
-	rn     int
-	rerrno syscall.Errno
-	readFD func(fd uintptr) bool
-
-	wmu     sync.Mutex
-	wbuf    []byte
-	wn      int
-	werrno  syscall.Errno
-	writeFD func(fd uintptr) bool
+// rawHalf is one direction's scratch state, with its system call and
+// RawConn's Read or Write bound to it once (a closure per call would
+// allocate), and a mutex that keeps net.Conn's promise that goroutines may
+// call it at once; fasthttp and the WebSocket code never contend for it.
+type rawHalf struct {
+	mu    sync.Mutex
+	buf   []byte
+	n     int
+	errno syscall.Errno
+	call  func(fd uintptr) bool
+	wait  func(func(fd uintptr) bool) error
 }
 
 func newRawConn(tc *net.TCPConn, rc syscall.RawConn) *rawConn {
 	c := &rawConn{TCPConn: tc, rc: rc}
-	c.readFD, c.writeFD = c.recv, c.send
+	c.r.call, c.r.wait = c.r.recv, rc.Read
+	c.w.call, c.w.wait = c.w.send, rc.Write
 	return c
+}
+
+// run makes h's system call on b until it reports done, waiting in the
+// poller whenever it asks to.
+func (h *rawHalf) run(b []byte) (n int, errno syscall.Errno, err error) {
+	h.mu.Lock()
+	h.buf, h.n, h.errno = b, 0, 0
+	err = h.wait(h.call)
+	n, errno = h.n, h.errno
+	h.buf = nil
+	h.mu.Unlock()
+	return n, errno, err
 }
 
 // SyscallConn is the underlying socket's, for code that writes to it itself
@@ -80,12 +91,7 @@ func (c *rawConn) Read(b []byte) (int, error) {
 	if len(b) == 0 {
 		return 0, nil
 	}
-	c.rmu.Lock()
-	c.rbuf, c.rn, c.rerrno = b, 0, 0
-	err := c.rc.Read(c.readFD)
-	n, errno := c.rn, c.rerrno
-	c.rbuf = nil
-	c.rmu.Unlock()
+	n, errno, err := c.r.run(b)
 	switch {
 	case err != nil:
 		return 0, c.opError("read", err)
@@ -99,20 +105,19 @@ func (c *rawConn) Read(b []byte) (int, error) {
 
 // recv is one non-blocking recv(2); false asks RawConn.Read to wait until
 // the socket is readable and call it again.
-func (c *rawConn) recv(fd uintptr) bool {
+func (h *rawHalf) recv(fd uintptr) bool {
 	for {
 		n, _, errno := syscall.RawSyscall6(syscall.SYS_RECVFROM, fd,
-			uintptr(unsafe.Pointer(&c.rbuf[0])), uintptr(len(c.rbuf)), syscall.MSG_DONTWAIT, 0, 0)
+			uintptr(unsafe.Pointer(&h.buf[0])), uintptr(len(h.buf)), syscall.MSG_DONTWAIT, 0, 0)
 		switch errno {
 		case 0:
-			c.rn = int(n)
+			h.n = int(n)
 			return true
 		case syscall.EINTR:
-			continue
 		case syscall.EAGAIN:
 			return false
 		default:
-			c.rerrno = errno
+			h.errno = errno
 			return true
 		}
 	}
@@ -122,12 +127,7 @@ func (c *rawConn) Write(b []byte) (int, error) {
 	if len(b) == 0 {
 		return 0, nil
 	}
-	c.wmu.Lock()
-	c.wbuf, c.wn, c.werrno = b, 0, 0
-	err := c.rc.Write(c.writeFD)
-	n, errno := c.wn, c.werrno
-	c.wbuf = nil
-	c.wmu.Unlock()
+	n, errno, err := c.w.run(b)
 	switch {
 	case err != nil:
 		return n, c.opError("write", err)
@@ -137,22 +137,22 @@ func (c *rawConn) Write(b []byte) (int, error) {
 	return n, nil
 }
 
-// send writes what is left of wbuf with non-blocking send(2)s; false asks
+// send writes what is left of buf with non-blocking send(2)s; false asks
 // RawConn.Write to wait until the socket is writable and call it again.
 // MSG_NOSIGNAL: a peer gone away is EPIPE, never a signal.
-func (c *rawConn) send(fd uintptr) bool {
-	for c.wn < len(c.wbuf) {
-		rest := c.wbuf[c.wn:]
+func (h *rawHalf) send(fd uintptr) bool {
+	for h.n < len(h.buf) {
+		rest := h.buf[h.n:]
 		n, _, errno := syscall.RawSyscall6(syscall.SYS_SENDTO, fd,
 			uintptr(unsafe.Pointer(&rest[0])), uintptr(len(rest)), syscall.MSG_DONTWAIT|syscall.MSG_NOSIGNAL, 0, 0)
 		switch errno {
 		case 0:
-			c.wn += int(n)
+			h.n += int(n)
 		case syscall.EINTR:
 		case syscall.EAGAIN:
 			return false
 		default:
-			c.werrno = errno
+			h.errno = errno
 			return true
 		}
 	}
