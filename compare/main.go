@@ -84,7 +84,7 @@ func main() {
 	flag.DurationVar(&cfg.floodDuration, "flood-duration", 6*time.Second, "transaction flood time (0: no flood)")
 	flag.DurationVar(&cfg.blockTime, "block-time", 200*time.Millisecond, "block time of stocknode and anvil")
 	flag.IntVar(&cfg.conns, "c", 64, "keep-alive connections of the read workloads")
-	flag.IntVar(&cfg.rounds, "rounds", 1, "rounds of read workloads over all servers (each restarts the servers); the table shows each workload's best round, for a machine shared with other work")
+	flag.IntVar(&cfg.rounds, "rounds", 2, "rounds of the read workloads and the flood over all servers, interleaved (each round restarts the servers); the table shows each workload's best round, for a machine shared with other work")
 	flag.BoolVar(&cfg.ceiling, "ceiling", true, "also measure fasthttp returning a constant body (the setup's ceiling)")
 	flag.Float64Var(&cfg.pacedRate, "paced-rate", 10_000, "offered requests/s of the latency comparison at one load (0: skip it); below every server's capacity")
 	flag.Float64Var(&cfg.floodPacedRate, "flood-paced-rate", 5_000, "offered transfers/s of a second flood after the first (0: skip it), below the chain's capacity (1,428 transfers a 30M-gas block, 7,142/s at 200 ms blocks), so that its times to pending and latest measure the sequencer rather than a backlog")
@@ -141,6 +141,7 @@ type readResult struct {
 }
 
 type floodResult struct {
+	Round          int                `json:"round,omitempty"`
 	AcceptedPerSec float64            `json:"acceptedPerSecond"`
 	IncludedPerSec float64            `json:"includedPerSecond"`
 	Rejected       int                `json:"rejected"`
@@ -161,7 +162,9 @@ type serverResult struct {
 	Checks  map[string]string `json:"checks"` // phase -> "ok" or the failure
 	Reads   []readResult      `json:"reads"`
 	Paced   []readResult      `json:"paced"`
-	Flood   *floodResult      `json:"flood,omitempty"`
+	// Flood is the round whose flood accepted the most; Floods has every round's.
+	Flood  *floodResult   `json:"flood,omitempty"`
+	Floods []*floodResult `json:"floods,omitempty"`
 	// FloodPaced is the flood at one offered rate, below the chain's capacity.
 	FloodPaced *floodResult `json:"floodPaced,omitempty"`
 	Error      string       `json:"error,omitempty"`
@@ -244,9 +247,9 @@ func run(ctx context.Context, cfg config) error {
 	return ctx.Err()
 }
 
-// measureServer starts one server, checks it, runs the read workloads and,
-// in the last round, the paced workloads and the transaction flood, and adds
-// what it measured to sr.
+// measureServer starts one server, checks it, runs the read workloads and
+// the transaction flood and, in the last round, the paced workloads and the
+// paced flood, and adds what it measured to sr.
 func measureServer(ctx context.Context, cfg config, sr *serverResult, genesis string, round int, lastRound bool) {
 	name := sr.Name
 	sr.LoadAvg = append(sr.LoadAvg, loadAvg())
@@ -301,15 +304,20 @@ func measureServer(ctx context.Context, cfg config, sr *serverResult, genesis st
 		sr.Paced = append(sr.Paced, *r)
 	}
 	check("afterReads")
-	if !lastRound || !cfg.flood || ctx.Err() != nil {
+	if !cfg.flood || ctx.Err() != nil {
 		return
 	}
 	if name == "geth" {
 		sr.Flood = &floodResult{Skipped: "geth seals no blocks without a consensus client"}
 		return
 	}
-	sr.Flood = runFlood(ctx, cfg, name, srv)
-	if cfg.floodPacedRate > 0 && ctx.Err() == nil {
+	fr := runFlood(ctx, cfg, name, srv)
+	fr.Round = round
+	sr.Floods = append(sr.Floods, fr)
+	if best := sr.Flood; best == nil || best.Skipped != "" || (fr.Skipped == "" && fr.AcceptedPerSec > best.AcceptedPerSec) {
+		sr.Flood = fr
+	}
+	if lastRound && cfg.floodPacedRate > 0 && ctx.Err() == nil {
 		sr.FloodPaced = runFlood(ctx, cfg, name, srv, "-rate", strconv.FormatFloat(cfg.floodPacedRate, 'f', 0, 64))
 	}
 	// The flood spends from the first development accounts only and sends to

@@ -56,7 +56,7 @@ func TestPrintFlood(t *testing.T) {
 		return &floodResult{AcceptedPerSec: accepted, IncludedPerSec: accepted - 100, TimeToPending: workloadP99(p99),
 			RejectedBy: map[string]int{}}
 	}
-	res := &results{BlockTime: "200ms", Servers: []serverResult{
+	res := &results{BlockTime: "200ms", Rounds: 2, Servers: []serverResult{
 		{Name: "stocknode", Flood: flood(7_250, 208*time.Millisecond), FloodPaced: flood(4_950, 91*time.Millisecond)},
 		{Name: "geth", Flood: &floodResult{Skipped: "geth seals no blocks"}},
 		{Name: "anvil", Flood: flood(5_630, 93*time.Millisecond), FloodPaced: flood(4_960, 95*time.Millisecond)},
@@ -64,7 +64,7 @@ func TestPrintFlood(t *testing.T) {
 	var b bytes.Buffer
 	printFlood(&b, config{floodDuration: 6 * time.Second, floodPacedRate: 5_000}, res)
 	out := b.String()
-	for _, want := range []string{"stocknode  ", "7.25k", "208ms", "stocknode at 5.00k/s", "4.95k", "46ms / 91ms", "skipped: geth seals no blocks", "anvil at 5.00k/s", "below the chain's capacity"} {
+	for _, want := range []string{"best of 2 rounds by accepted/s", "stocknode  ", "7.25k", "208ms", "stocknode at 5.00k/s", "4.95k", "46ms / 91ms", "skipped: geth seals no blocks", "anvil at 5.00k/s", "below the chain's capacity"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("flood table lacks %q:\n%s", want, out)
 		}
