@@ -520,13 +520,14 @@ func measureRead(ctx context.Context, cfg config, url string, pid int, method, t
 
 // runFlood measures one flood against srv, or says why it could not.
 func runFlood(ctx context.Context, cfg config, name string, srv *server, extra ...string) *floodResult {
+	what := strings.Join(append([]string{name, "flood"}, extra...), " ")
 	fr, err := measureFlood(ctx, cfg, srv.url, srv.cmd.Process.Pid, extra...)
 	if err != nil {
-		logf("%s flood %v: %v", name, extra, err)
+		logf("%s: %v", what, err)
 		return &floodResult{Skipped: err.Error()}
 	}
-	logf("%s flood %v: accepted %.0f/s, included %.0f/s, time to pending p50 %v p99 %v, time to latest p50 %v",
-		name, extra, fr.AcceptedPerSec, fr.IncludedPerSec, fr.TimeToPending.P50, fr.TimeToPending.P99, fr.TimeToLatest.P50)
+	logf("%s: accepted %.0f/s, included %.0f/s, time to pending p50 %v p99 %v, time to latest p50 %v",
+		what, fr.AcceptedPerSec, fr.IncludedPerSec, fr.TimeToPending.P50, fr.TimeToPending.P99, fr.TimeToLatest.P50)
 	return fr
 }
 

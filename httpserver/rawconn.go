@@ -44,6 +44,10 @@ func wrapRaw(tc *net.TCPConn) net.Conn {
 // thread, and that monitor then keeps waking every 20 µs to look. When the
 // socket is not ready, the call waits in the runtime's poller as a plain
 // net.Conn does (syscall.RawConn's Read and Write), deadlines included.
+// The price: a thread the kernel preempts inside a raw call keeps its P,
+// which an announced call would have handed on; on cores shared with other
+// busy processes that lengthens the tail at saturation (PERFORMANCE.md,
+// "Raw socket I/O in the front end").
 type rawConn struct {
 	*net.TCPConn
 	rc syscall.RawConn
