@@ -41,11 +41,12 @@ func rawPair(t *testing.T) (*rawConn, *net.TCPConn) {
 		t.Fatal(err)
 	}
 	server := <-accepted
-	t.Cleanup(func() { server.Close(); client.Close() })
+	t.Cleanup(func() { client.Close() })
 	rc, ok := server.(*rawConn)
 	if !ok {
 		t.Fatalf("accepted %T, want *rawConn", server)
 	}
+	t.Cleanup(func() { rc.Close() })
 	return rc, client.(*net.TCPConn)
 }
 

@@ -168,6 +168,9 @@ func runFlood(ctx context.Context, cfg floodConfig) (floodReport, error) {
 	if cfg.Accounts < 1 || cfg.Senders < 1 {
 		return report, errors.New("-accounts and -senders must be positive")
 	}
+	if cfg.Rate < 0 {
+		return report, fmt.Errorf("-rate %v: want transfers/s, or 0 for as fast as the server answers", cfg.Rate)
+	}
 	cfg.Senders = min(cfg.Senders, cfg.Accounts)
 	report.Senders = cfg.Senders
 	client, err := newFastRPC(cfg.URL, cfg.Senders+8)

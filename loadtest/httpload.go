@@ -153,6 +153,9 @@ func runHTTP(ctx context.Context, cfg httpConfig) (httpReport, error) {
 	if !common.IsHexAddress(cfg.Token) {
 		return report, fmt.Errorf("-token %q is not an address", cfg.Token)
 	}
+	if cfg.Rate < 0 {
+		return report, fmt.Errorf("-rate %v: want requests/s, or 0 for as fast as the server answers", cfg.Rate)
+	}
 	conns, err := parseConns(cfg.Conns)
 	if err != nil {
 		return report, err
