@@ -1,76 +1,384 @@
-// Package pool bounds CPU-heavy requests (eth_call, eth_estimateGas): at most
-// Workers run at once and at most Queue more wait, so that a flood of
-// expensive calls degrades into fast rejections instead of unbounded queues
-// and never starves cheap requests of CPU.
+// Package pool bounds CPU-heavy requests (eth_call, eth_estimateGas,
+// eth_createAccessList): at most Workers run at once and at most Queue more
+// wait, so that a flood of expensive calls degrades into fast rejections
+// instead of unbounded queues and never takes the CPUs from block production
+// and cheap requests.
 //
 // A task runs on its caller's goroutine once it holds one of the Workers
 // slots. Handing it to a separate worker goroutine and back, as a classic
-// worker pool does, costs two goroutine wake-ups per call (0.33 µs against
-// 0.03 µs for a slot, BenchmarkDo; 10% of the CPU profile of a lone caller)
-// and buys no isolation: the caller waits for the result either way, and
-// the bound on concurrent calls is the same.
+// worker pool does, costs two goroutine wake-ups per call and buys no
+// isolation: the caller waits for the result either way, and the bound on
+// concurrent calls is the same.
+//
+// Three rules keep one client from hurting the others:
+//   - waiting callers are served round-robin by client (Caller.Key), so a
+//     client with a thousand calls queued delays another client's call by
+//     at most one call per client ahead of it, not by its whole backlog;
+//   - with PerClient set, one client may have at most that many tasks
+//     running or waiting;
+//   - no work outlives its request: a task whose deadline passes, or whose
+//     client hangs up, is cancelled while it runs and dropped, never run,
+//     while it waits.
 package pool
 
 import (
+	"context"
 	"errors"
+	"fmt"
+	"net/netip"
 	"runtime"
+	"sync"
 	"sync/atomic"
+	"time"
 )
 
-// ErrOverloaded is returned when every slot is busy and the wait list is
-// full; the RPC layer answers it as -32005 "request limit exceeded".
-var ErrOverloaded = errors.New("request limit exceeded")
+var (
+	// ErrOverloaded is returned when every slot is busy and the wait list is
+	// full; the RPC layer answers it as -32005 "request limit exceeded".
+	ErrOverloaded = errors.New("request limit exceeded")
+	// ErrTimeout is the cause when the caller's deadline (the request's)
+	// passes: a waiting task is dropped, a running one cancelled.
+	ErrTimeout = errors.New("request timed out")
+	// ErrTimeLimit is the cause when a running task reaches its own time limit.
+	ErrTimeLimit = errors.New("time limit reached")
+	// ErrGone is the cause when the caller hung up.
+	ErrGone = errors.New("client went away")
+	// ErrClosed is the cause when the pool is shut down.
+	ErrClosed = errors.New("shutting down")
+)
+
+// ShareError rejects a client that already has its share of the pool.
+type ShareError struct {
+	Key   netip.Addr
+	Limit int
+}
+
+func (e *ShareError) Error() string {
+	return fmt.Sprintf("too many concurrent calls from %s: at most %d may run or wait per client (--rpc.call.per-client)", e.Key, e.Limit)
+}
 
 // Config sizes the pool; zero values pick the defaults.
 type Config struct {
-	// Workers is how many tasks may run at once; default 4 per CPU (calls
-	// block briefly on state reads, so a few more than cores keeps the CPUs
-	// busy).
+	// Workers is how many tasks may run at once; default one fewer than
+	// GOMAXPROCS, at least one. A task may run for seconds inside code the
+	// Go scheduler cannot interrupt promptly; leaving a CPU to everything
+	// else keeps blocks sealing and cheap reads answering under a flood of
+	// the most expensive calls (PERFORMANCE.md, "Abuse battery").
 	Workers int
 	// Queue is how many callers may wait for a slot; default 1024.
 	Queue int
+	// PerClient is the most tasks one client (Caller.Key) may have running
+	// or waiting; 0 sets no share.
+	PerClient int
 }
 
-// Pool is a bounded executor. It is safe for concurrent use.
+// DefaultWorkers is Workers' default on this machine.
+func DefaultWorkers() int { return max(1, runtime.GOMAXPROCS(0)-1) }
+
+// Caller says whom a task runs for.
+type Caller struct {
+	// Key groups one client's tasks, for fairness and PerClient.
+	Key netip.Addr
+	// Deadline is the request's: a task waiting past it is dropped, a task
+	// running past it cancelled. Zero means none.
+	Deadline time.Time
+	// Peer reports whether the client hung up; nil means it cannot tell.
+	Peer interface{ Gone() bool }
+}
+
+const (
+	// tick is how often the monitor looks at running and waiting tasks: the
+	// resolution of time limits and deadlines.
+	tick = 10 * time.Millisecond
+	// goneAfter is how long a task runs or waits before the monitor starts
+	// asking whether its client is still there (a poll(2) each time), and
+	// goneEvery how often it asks again: short calls never pay for it.
+	goneAfter = 50 * time.Millisecond
+	goneEvery = 100 * time.Millisecond
+	// idleLinger is how long the monitor stays after the last task, so a
+	// steady stream of short calls does not start one goroutine per call.
+	idleLinger = time.Second
+)
+
+// Pool is a bounded, fair executor. It is safe for concurrent use.
 type Pool struct {
-	slots    chan struct{} // a value in the channel is a slot in use
-	queue    int64
-	waiting  atomic.Int64
-	rejected atomic.Uint64
+	workers, queue, perClient int
+
+	mu         sync.Mutex
+	slots      []slot  // by slot index
+	free       []int32 // slot indices not in use
+	waiting    int
+	ring       []*client // clients with waiting tasks, served in turn
+	turn       int
+	clients    map[netip.Addr]*client
+	monitoring bool
+	closed     bool
+
+	rejected, dropped atomic.Uint64
+	waiters           sync.Pool // *waiter
+}
+
+// slot is a running task.
+type slot struct {
+	busy     bool
+	caller   Caller
+	client   *client // when PerClient counts it
+	start    time.Time
+	deadline time.Time // the earlier of the caller's and the time limit
+	cause    error     // what reaching deadline means
+	checked  time.Time // last Gone check
+	cancel   context.CancelCauseFunc
+}
+
+// waiter is a task waiting for a slot.
+type waiter struct {
+	gen     uint64 // changes each time the waiter is reused
+	caller  Caller
+	limit   time.Duration
+	cancel  context.CancelCauseFunc
+	client  *client
+	since   time.Time
+	checked time.Time
+	queued  bool
+	slot    int32
+	ready   chan error // nil: slot holds the task's slot
+}
+
+// client is one Key's tasks.
+type client struct {
+	key     netip.Addr
+	tasks   int // running and waiting, counted when PerClient is set
+	waiting []*waiter
 }
 
 // New makes a pool.
 func New(cfg Config) *Pool {
 	if cfg.Workers <= 0 {
-		cfg.Workers = 4 * runtime.GOMAXPROCS(0)
+		cfg.Workers = DefaultWorkers()
 	}
 	if cfg.Queue <= 0 {
 		cfg.Queue = 1024
 	}
-	return &Pool{slots: make(chan struct{}, cfg.Workers), queue: int64(cfg.Queue)}
+	p := &Pool{
+		workers:   cfg.Workers,
+		queue:     cfg.Queue,
+		perClient: max(0, cfg.PerClient),
+		slots:     make([]slot, cfg.Workers),
+		free:      make([]int32, cfg.Workers),
+		clients:   make(map[netip.Addr]*client),
+	}
+	for i := range p.free {
+		p.free[i] = int32(cfg.Workers - 1 - i)
+	}
+	p.waiters.New = func() any { return &waiter{ready: make(chan error, 1)} }
+	return p
 }
 
-// Do runs fn and returns when it has finished. When all slots are busy it
-// waits, unless Queue callers already wait: then it returns ErrOverloaded at
-// once without running fn.
-func (p *Pool) Do(fn func()) error {
-	select {
-	case p.slots <- struct{}{}:
-	default:
-		if p.waiting.Add(1) > p.queue {
-			p.waiting.Add(-1)
-			p.rejected.Add(1)
-			return ErrOverloaded
-		}
-		p.slots <- struct{}{}
-		p.waiting.Add(-1)
+// Workers is how many tasks may run at once.
+func (p *Pool) Workers() int { return p.workers }
+
+// Do runs fn for c, with at most limit of running time (0: no limit), and
+// returns when it has finished. When all slots are busy it waits its turn,
+// unless Queue callers already wait: then it returns ErrOverloaded at once.
+// It returns ErrTimeout or ErrGone without running fn when c's deadline
+// passes or c hangs up while it waits, a *ShareError when c has its share
+// already, and ErrClosed after Close. fn's context is cancelled, with one
+// of the errors above as its cause (context.Cause), when fn must stop.
+func (p *Pool) Do(c Caller, limit time.Duration, fn func(ctx context.Context)) error {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	idx, err := p.acquire(c, limit, cancel)
+	if err != nil {
+		return err
 	}
-	defer func() { <-p.slots }()
-	fn()
+	defer p.release(idx)
+	fn(ctx)
 	return nil
 }
 
-// Stats reports busy slots, callers waiting for one, and rejections so far.
-func (p *Pool) Stats() (running, waiting int, rejected uint64) {
-	return len(p.slots), int(p.waiting.Load()), p.rejected.Load()
+func (p *Pool) acquire(c Caller, limit time.Duration, cancel context.CancelCauseFunc) (int32, error) {
+	now := time.Now()
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return -1, ErrClosed
+	}
+	if !c.Deadline.IsZero() && !now.Before(c.Deadline) {
+		p.mu.Unlock()
+		p.dropped.Add(1)
+		return -1, ErrTimeout
+	}
+	var cl *client
+	if p.perClient > 0 {
+		if cl = p.client(c.Key); cl.tasks >= p.perClient {
+			p.forget(cl)
+			p.mu.Unlock()
+			p.rejected.Add(1)
+			return -1, &ShareError{Key: c.Key, Limit: p.perClient}
+		}
+		cl.tasks++
+	}
+	if p.waiting == 0 && len(p.free) > 0 {
+		idx := p.free[len(p.free)-1]
+		p.free = p.free[:len(p.free)-1]
+		p.start(idx, c, cl, limit, cancel, now)
+		p.mu.Unlock()
+		return idx, nil
+	}
+	if p.waiting >= p.queue {
+		if cl != nil {
+			cl.tasks--
+			p.forget(cl)
+		}
+		p.mu.Unlock()
+		p.rejected.Add(1)
+		return -1, ErrOverloaded
+	}
+	w := p.waiters.Get().(*waiter)
+	gen := w.gen
+	*w = waiter{gen: gen, caller: c, limit: limit, cancel: cancel, since: now, queued: true, slot: -1, ready: w.ready}
+	if cl == nil {
+		cl = p.client(c.Key)
+	}
+	w.client = cl
+	if len(cl.waiting) == 0 {
+		p.ring = append(p.ring, cl)
+	}
+	cl.waiting = append(cl.waiting, w)
+	p.waiting++
+	p.watch()
+	p.mu.Unlock()
+
+	err := <-w.ready
+	idx := w.slot
+	w.gen++
+	w.caller, w.cancel, w.client = Caller{}, nil, nil
+	p.waiters.Put(w)
+	return idx, err
+}
+
+// start records the task in slot idx; the caller holds mu.
+func (p *Pool) start(idx int32, c Caller, cl *client, limit time.Duration, cancel context.CancelCauseFunc, now time.Time) {
+	s := slot{busy: true, caller: c, start: now, deadline: c.Deadline, cause: ErrTimeout, cancel: cancel}
+	if p.perClient > 0 {
+		s.client = cl
+	}
+	if limit > 0 && (s.deadline.IsZero() || now.Add(limit).Before(s.deadline)) {
+		s.deadline, s.cause = now.Add(limit), ErrTimeLimit
+	}
+	p.slots[idx] = s
+	p.watch()
+}
+
+// release gives slot idx to the next waiting task, or frees it.
+func (p *Pool) release(idx int32) {
+	p.mu.Lock()
+	if cl := p.slots[idx].client; cl != nil {
+		cl.tasks--
+		p.forget(cl)
+	}
+	p.slots[idx] = slot{}
+	if w := p.next(); w != nil {
+		p.start(idx, w.caller, w.client, w.limit, w.cancel, time.Now())
+		w.slot = idx
+		w.ready <- nil
+	} else {
+		p.free = append(p.free, idx)
+	}
+	p.mu.Unlock()
+}
+
+// next takes the first waiting task of the client whose turn it is.
+func (p *Pool) next() *waiter {
+	if len(p.ring) == 0 {
+		return nil
+	}
+	p.turn %= len(p.ring)
+	cl := p.ring[p.turn]
+	w := cl.waiting[0]
+	p.unqueue(cl, 0)
+	if len(cl.waiting) > 0 {
+		p.turn++ // cl stays in the ring: the next client's turn
+	}
+	return w
+}
+
+// unqueue removes cl's i-th waiting task; the caller holds mu.
+func (p *Pool) unqueue(cl *client, i int) {
+	w := cl.waiting[i]
+	w.queued = false
+	copy(cl.waiting[i:], cl.waiting[i+1:])
+	cl.waiting[len(cl.waiting)-1] = nil
+	cl.waiting = cl.waiting[:len(cl.waiting)-1]
+	p.waiting--
+	at := -1
+	for j, c := range p.ring {
+		if c == cl {
+			at = j
+			break
+		}
+	}
+	if len(cl.waiting) == 0 {
+		p.ring = append(p.ring[:at], p.ring[at+1:]...)
+		if at < p.turn {
+			p.turn--
+		}
+		p.forget(cl)
+	}
+}
+
+// client returns key's record, making it; the caller holds mu.
+func (p *Pool) client(key netip.Addr) *client {
+	cl := p.clients[key]
+	if cl == nil {
+		cl = &client{key: key}
+		p.clients[key] = cl
+	}
+	return cl
+}
+
+// forget drops cl's record once nothing of it is left; the caller holds mu.
+func (p *Pool) forget(cl *client) {
+	if cl.tasks == 0 && len(cl.waiting) == 0 {
+		delete(p.clients, cl.key)
+	}
+}
+
+// watch starts the monitor if it is not running; the caller holds mu.
+func (p *Pool) watch() {
+	if !p.monitoring {
+		p.monitoring = true
+		go p.monitor()
+	}
+}
+
+// Close cancels every running task and drops every waiting one with
+// ErrClosed; later calls to Do return ErrClosed.
+func (p *Pool) Close() {
+	p.mu.Lock()
+	p.closed = true
+	var cancels []context.CancelCauseFunc
+	for i := range p.slots {
+		if p.slots[i].busy {
+			cancels = append(cancels, p.slots[i].cancel)
+		}
+	}
+	for len(p.ring) > 0 {
+		w := p.next()
+		w.ready <- ErrClosed
+	}
+	p.mu.Unlock()
+	for _, cancel := range cancels {
+		cancel(ErrClosed)
+	}
+}
+
+// Stats reports busy slots, callers waiting for one, tasks rejected (queue
+// full, share exceeded) and dropped before running (deadline passed, client
+// gone) so far.
+func (p *Pool) Stats() (running, waiting int, rejected, dropped uint64) {
+	p.mu.Lock()
+	running, waiting = p.workers-len(p.free), p.waiting
+	p.mu.Unlock()
+	return running, waiting, p.rejected.Load(), p.dropped.Load()
 }

@@ -1,15 +1,31 @@
 package pool
 
-import "testing"
+import (
+	"context"
+	"testing"
+)
 
 // BenchmarkDo measures what every eth_call pays for the bound on top of its
-// execution: taking and returning a slot.
+// execution: taking and returning a slot, and the task's context.
 func BenchmarkDo(b *testing.B) {
 	p := New(Config{})
 	b.ReportAllocs()
 	for b.Loop() {
-		if err := p.Do(func() {}); err != nil {
+		if err := p.Do(Caller{}, 0, func(context.Context) {}); err != nil {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkDoParallel is the same with every CPU's goroutines contending.
+func BenchmarkDoParallel(b *testing.B) {
+	p := New(Config{})
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if err := p.Do(Caller{}, 0, func(context.Context) {}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }

@@ -1,69 +1,248 @@
 package pool
 
 import (
+	"context"
 	"errors"
+	"net/netip"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 )
 
-func TestDoRunsAndWaits(t *testing.T) {
-	p := New(Config{Workers: 2, Queue: 4})
-	var n atomic.Int32
-	for i := 0; i < 10; i++ {
-		if err := p.Do(func() { n.Add(1) }); err != nil {
-			t.Fatal(err)
+var (
+	clientA = netip.MustParseAddr("192.0.2.1")
+	clientB = netip.MustParseAddr("192.0.2.2")
+)
+
+// fakePeer hangs up when told to.
+type fakePeer struct{ gone atomic.Bool }
+
+func (f *fakePeer) Gone() bool { return f.gone.Load() }
+
+// eventually fails the test if cond does not hold within a generous bound;
+// it only keeps a broken pool from hanging the test.
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for i := 0; !cond(); i++ {
+		if i == 10_000 {
+			t.Fatalf("never: %s", what)
 		}
+		time.Sleep(time.Millisecond)
 	}
-	if n.Load() != 10 {
-		t.Fatalf("ran %d tasks, want 10", n.Load())
+}
+
+// blocker occupies every slot of p until release is closed.
+func blocker(t *testing.T, p *Pool, c Caller) (release func()) {
+	t.Helper()
+	ch := make(chan struct{})
+	var wg sync.WaitGroup
+	for i := 0; i < p.Workers(); i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			p.Do(c, 0, func(context.Context) { <-ch })
+		}()
+	}
+	eventually(t, "blockers run", func() bool { run, _, _, _ := p.Stats(); return run == p.Workers() })
+	return func() { close(ch); wg.Wait() }
+}
+
+// waitFor waits until n callers wait.
+func waitFor(t *testing.T, p *Pool, n int) {
+	t.Helper()
+	eventually(t, "callers wait", func() bool { _, w, _, _ := p.Stats(); return w == n })
+}
+
+func TestDoRunsAndWaits(t *testing.T) {
+	p := New(Config{Workers: 2, Queue: 64})
+	var n atomic.Int32
+	var wg sync.WaitGroup
+	for i := 0; i < 50; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := p.Do(Caller{Key: clientA}, 0, func(context.Context) { n.Add(1) }); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	if n.Load() != 50 {
+		t.Fatalf("ran %d tasks, want 50", n.Load())
+	}
+	if run, wait, _, _ := p.Stats(); run != 0 || wait != 0 {
+		t.Fatalf("after the burst: %d running, %d waiting", run, wait)
 	}
 }
 
 // With every worker busy and the wait list full, Do rejects at once.
 func TestDoRejectsWhenFull(t *testing.T) {
-	const workers, queue = 2, 3
-	p := New(Config{Workers: workers, Queue: queue})
-	release := make(chan struct{})
-	var started sync.WaitGroup
-	started.Add(workers)
+	const queue = 3
+	p := New(Config{Workers: 2, Queue: queue})
+	release := blocker(t, p, Caller{})
 	var wg sync.WaitGroup
-	for i := 0; i < workers; i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			p.Do(func() { started.Done(); <-release })
-		}()
-	}
-	started.Wait()
 	for i := 0; i < queue; i++ {
 		wg.Add(1)
-		go func() { defer wg.Done(); p.Do(func() {}) }()
+		go func() { defer wg.Done(); p.Do(Caller{}, 0, func(context.Context) {}) }()
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		if _, waiting, _ := p.Stats(); waiting == queue {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("queued callers never waited")
-		}
-		time.Sleep(time.Millisecond)
-	}
+	waitFor(t, p, queue)
 	ran := false
-	if err := p.Do(func() { ran = true }); !errors.Is(err, ErrOverloaded) {
+	if err := p.Do(Caller{}, 0, func(context.Context) { ran = true }); !errors.Is(err, ErrOverloaded) {
 		t.Fatalf("Do on a full pool = %v, want ErrOverloaded", err)
 	}
 	if ran {
 		t.Fatal("rejected task ran")
 	}
-	if _, _, rejected := p.Stats(); rejected != 1 {
+	if _, _, rejected, _ := p.Stats(); rejected != 1 {
 		t.Fatalf("rejected = %d, want 1", rejected)
 	}
-	close(release)
+	release()
 	wg.Wait()
-	if err := p.Do(func() {}); err != nil {
+	if err := p.Do(Caller{}, 0, func(context.Context) {}); err != nil {
 		t.Fatalf("Do after the burst = %v", err)
+	}
+}
+
+// A client with a long queue delays another client's task by one of its
+// own, not by its whole backlog.
+func TestWaitersServedRoundRobinByClient(t *testing.T) {
+	p := New(Config{Workers: 1, Queue: 64})
+	release := blocker(t, p, Caller{Key: clientA})
+	var mu sync.Mutex
+	var order []netip.Addr
+	var wg sync.WaitGroup
+	run := func(key netip.Addr) {
+		defer wg.Done()
+		p.Do(Caller{Key: key}, 0, func(context.Context) { mu.Lock(); order = append(order, key); mu.Unlock() })
+	}
+	for i := 0; i < 10; i++ {
+		wg.Add(1)
+		go run(clientA)
+		waitFor(t, p, i+1)
+	}
+	wg.Add(1)
+	go run(clientB)
+	waitFor(t, p, 11)
+	release()
+	wg.Wait()
+	at := -1
+	for i, k := range order {
+		if k == clientB {
+			at = i
+		}
+	}
+	if at < 0 || at > 1 {
+		t.Fatalf("client B's task ran at position %d of %v, want 0 or 1", at, order)
+	}
+}
+
+func TestPerClientShare(t *testing.T) {
+	p := New(Config{Workers: 1, Queue: 64, PerClient: 2})
+	release := blocker(t, p, Caller{Key: clientA})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { defer wg.Done(); p.Do(Caller{Key: clientA}, 0, func(context.Context) {}) }()
+	waitFor(t, p, 1)
+	var share *ShareError
+	if err := p.Do(Caller{Key: clientA}, 0, func(context.Context) { t.Error("over-share task ran") }); !errors.As(err, &share) || share.Limit != 2 {
+		t.Fatalf("third task of client A = %v, want a ShareError with limit 2", err)
+	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		if err := p.Do(Caller{Key: clientB}, 0, func(context.Context) {}); err != nil {
+			t.Errorf("client B = %v", err)
+		}
+	}()
+	waitFor(t, p, 2)
+	release()
+	wg.Wait()
+	if err := p.Do(Caller{Key: clientA}, 0, func(context.Context) {}); err != nil {
+		t.Fatalf("client A after its tasks ended = %v", err)
+	}
+	if n := len(p.clients); n != 0 {
+		t.Fatalf("%d client records left behind", n)
+	}
+}
+
+// Work whose request is over or whose client left is never run, and is
+// stopped if it runs.
+func TestNoWorkOutlivesItsRequest(t *testing.T) {
+	past := time.Now().Add(-time.Second)
+	tests := []struct {
+		name    string
+		caller  func(*fakePeer) Caller
+		limit   time.Duration
+		hangUp  bool
+		waiting bool  // the task waits behind a blocker
+		want    error // Do's error (waiting) or the context's cause (running)
+	}{
+		{"deadline passed before", func(*fakePeer) Caller { return Caller{Deadline: past} }, 0, false, false, ErrTimeout},
+		{"deadline passes while waiting", func(*fakePeer) Caller { return Caller{Deadline: time.Now().Add(30 * time.Millisecond)} }, 0, false, true, ErrTimeout},
+		{"client gone while waiting", func(f *fakePeer) Caller { return Caller{Peer: f} }, 0, true, true, ErrGone},
+		{"deadline passes while running", func(*fakePeer) Caller { return Caller{Deadline: time.Now().Add(30 * time.Millisecond)} }, 0, false, false, ErrTimeout},
+		{"time limit while running", func(*fakePeer) Caller { return Caller{} }, 30 * time.Millisecond, false, false, ErrTimeLimit},
+		{"client gone while running", func(f *fakePeer) Caller { return Caller{Peer: f} }, 0, true, false, ErrGone},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := New(Config{Workers: 1, Queue: 8})
+			peer := new(fakePeer)
+			release := func() {}
+			if tt.waiting {
+				release = blocker(t, p, Caller{})
+			}
+			var cause error
+			ran := false
+			done := make(chan error, 1)
+			go func() {
+				done <- p.Do(tt.caller(peer), tt.limit, func(ctx context.Context) {
+					ran = true
+					<-ctx.Done()
+					cause = context.Cause(ctx)
+				})
+			}()
+			if tt.waiting {
+				waitFor(t, p, 1)
+			}
+			if tt.hangUp {
+				peer.gone.Store(true)
+			}
+			err := <-done
+			release()
+			if tt.waiting || errors.Is(tt.want, ErrTimeout) && !ran {
+				if !errors.Is(err, tt.want) || ran {
+					t.Fatalf("Do = %v (ran %v), want %v without running", err, ran, tt.want)
+				}
+				if _, _, _, dropped := p.Stats(); dropped != 1 {
+					t.Fatalf("dropped = %d, want 1", dropped)
+				}
+				return
+			}
+			if err != nil || !errors.Is(cause, tt.want) {
+				t.Fatalf("Do = %v, cause %v; want nil and cause %v", err, cause, tt.want)
+			}
+		})
+	}
+}
+
+func TestClose(t *testing.T) {
+	p := New(Config{Workers: 1, Queue: 8})
+	running := make(chan error, 1)
+	go p.Do(Caller{}, 0, func(ctx context.Context) { <-ctx.Done(); running <- context.Cause(ctx) })
+	eventually(t, "task runs", func() bool { run, _, _, _ := p.Stats(); return run == 1 })
+	waiting := make(chan error, 1)
+	go func() { waiting <- p.Do(Caller{}, 0, func(context.Context) { t.Error("dropped task ran") }) }()
+	waitFor(t, p, 1)
+	p.Close()
+	if err := <-running; !errors.Is(err, ErrClosed) {
+		t.Fatalf("running task's cause = %v, want ErrClosed", err)
+	}
+	if err := <-waiting; !errors.Is(err, ErrClosed) {
+		t.Fatalf("waiting task = %v, want ErrClosed", err)
+	}
+	if err := p.Do(Caller{}, 0, func(context.Context) {}); !errors.Is(err, ErrClosed) {
+		t.Fatalf("Do after Close = %v", err)
 	}
 }
