@@ -9,6 +9,7 @@ const (
 	CodeInvalidParams    = -32602
 	CodeInternal         = -32603
 	CodeServer           = -32000 // geth's code for errors returned by API methods
+	CodeTimeout          = -32002 // geth: the request (or batch) ran out of time
 	CodeResponseTooLarge = -32003 // geth: a batch response over its size limit
 	CodeLimitExceeded    = -32005 // request exceeds a defined limit (overload)
 )

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"math/big"
-	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core"
@@ -14,13 +13,13 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/core/vm"
 	"github.com/ethereum/go-ethereum/crypto"
-	"github.com/ethereum/go-ethereum/eth/gasestimator"
 	"github.com/ethereum/go-ethereum/eth/tracers/logger"
 	json "github.com/goccy/go-json"
 	"github.com/holiman/uint256"
 
 	"github.com/stocknode/stocknode/codec"
 	"github.com/stocknode/stocknode/node/callstate"
+	"github.com/stocknode/stocknode/pool"
 )
 
 // callEnv is everything one message execution needs.
@@ -216,22 +215,70 @@ func (s *Server) run(ctx context.Context, env *callEnv, msg *core.Message) (*cor
 	return s.execute(ctx, s.newEVM(env, st, vm.Config{}), msg)
 }
 
-// execute applies msg with the EVM time limit, then releases evm: its stack
-// arena goes back to go-ethereum's pool instead of 32 KiB of garbage per call.
+// execute applies msg as eth_call does, with geth's words for a message
+// that cannot run ("err: ... (supplied gas N)").
 func (s *Server) execute(ctx context.Context, evm *vm.EVM, msg *core.Message) (*core.ExecutionResult, error) {
-	defer evm.Release()
-	stop := context.AfterFunc(ctx, evm.Cancel)
-	defer stop()
-	timer := time.AfterFunc(s.cfg.EVMTimeout, evm.Cancel)
-	defer timer.Stop()
-	res, err := core.ApplyMessage(evm, msg, core.NewGasPool(math.MaxUint64))
-	if evm.Cancelled() {
-		return nil, fmt.Errorf("execution aborted (timeout = %v)", s.cfg.EVMTimeout)
-	}
-	if err != nil {
+	res, err := s.apply(ctx, evm, msg)
+	if err != nil && !isCancelled(err) {
 		return nil, fmt.Errorf("err: %w (supplied gas %d)", err, msg.GasLimit)
 	}
-	return res, nil
+	return res, err
+}
+
+// cancelledError is apply's error for a stopped execution; it reads as why.
+type cancelledError struct{ why error }
+
+func (e *cancelledError) Error() string { return e.why.Error() }
+func (e *cancelledError) Unwrap() error { return e.why }
+
+func isCancelled(err error) bool {
+	var c *cancelledError
+	return errors.As(err, &c)
+}
+
+// apply applies msg until ctx (the call bound's task context, which
+// carries the time limit, the request's deadline and the client's hang-up)
+// ends, then releases evm: its stack arena goes back to go-ethereum's pool
+// instead of 32 KiB of garbage per call.
+func (s *Server) apply(ctx context.Context, evm *vm.EVM, msg *core.Message) (*core.ExecutionResult, error) {
+	defer evm.Release()
+	defer s.precompiles.install(evm).release()
+	stop := context.AfterFunc(ctx, evm.Cancel)
+	defer stop()
+	res, err := core.ApplyMessage(evm, msg, core.NewGasPool(math.MaxUint64))
+	if evm.Cancelled() {
+		return nil, &cancelledError{s.aborted(ctx)}
+	}
+	return res, err
+}
+
+// aborted says why a task of the call bound was stopped: geth's words for
+// the EVM time limit, -32002 for the request's deadline.
+func (s *Server) aborted(ctx context.Context) error {
+	switch cause := context.Cause(ctx); {
+	case errors.Is(cause, pool.ErrTimeLimit):
+		return fmt.Errorf("execution aborted (timeout = %v)", s.cfg.EVMTimeout)
+	case errors.Is(cause, pool.ErrTimeout):
+		return errTimeout
+	case cause != nil:
+		return cause
+	default:
+		return errors.New("execution aborted")
+	}
+}
+
+// caller is the request's client as the call bound sees it.
+func (r *request) caller() pool.Caller {
+	c := pool.Caller{Deadline: r.deadline}
+	if r.peer != nil {
+		c.Key, c.Peer = r.peer.Key(), r.peer
+	}
+	return c
+}
+
+// bounded runs fn under the call bound with the EVM time limit.
+func (s *Server) bounded(r *request, fn func(ctx context.Context)) error {
+	return s.b.Calls.Do(r.caller(), s.cfg.EVMTimeout, fn)
 }
 
 func ethCall(s *Server, r *request) error {
@@ -241,8 +288,8 @@ func ethCall(s *Server, r *request) error {
 	}
 	var ret []byte
 	var callErr error
-	if err := s.b.Calls.Do(func() {
-		res, err := s.run(r.ctx, env, msg)
+	if err := s.bounded(r, func(ctx context.Context) {
+		res, err := s.run(ctx, env, msg)
 		switch {
 		case err != nil:
 			callErr = err
@@ -283,18 +330,9 @@ func ethEstimateGas(s *Server, r *request) error {
 	}
 	var gas uint64
 	var estErr error
-	if err := s.b.Calls.Do(func() {
-		ctx, cancel := context.WithTimeout(r.ctx, s.cfg.EVMTimeout)
-		defer cancel()
-		opts := &gasestimator.Options{
-			Config:     s.b.Chain.Config(),
-			Chain:      s.b.Chain.BlockChain(),
-			Header:     env.header,
-			State:      env.state,
-			ErrorRatio: 0.015, // geth's estimateGasErrorRatio
-		}
+	if err := s.bounded(r, func(ctx context.Context) {
 		var revert []byte
-		gas, revert, estErr = gasestimator.Estimate(ctx, msg, opts, s.cfg.GasCap)
+		gas, revert, estErr = s.estimateGas(ctx, msg, env)
 		if len(revert) > 0 {
 			estErr = revertError(revert)
 		}
@@ -322,7 +360,7 @@ func ethCreateAccessList(s *Server, r *request) error {
 	}
 	var result accessListResult
 	var listErr error
-	if err := s.b.Calls.Do(func() { result, listErr = s.accessList(r.ctx, msg, env) }); err != nil {
+	if err := s.bounded(r, func(ctx context.Context) { result, listErr = s.accessList(ctx, msg, env) }); err != nil {
 		return err
 	}
 	if listErr != nil {
@@ -335,8 +373,6 @@ func ethCreateAccessList(s *Server, r *request) error {
 // (geth's AccessList): each run starts from the list the previous run
 // recorded, and the answer is the list that reproduced itself.
 func (s *Server) accessList(ctx context.Context, msg *core.Message, env *callEnv) (accessListResult, error) {
-	ctx, cancel := context.WithTimeout(ctx, s.cfg.EVMTimeout)
-	defer cancel()
 	exclude := map[common.Address]struct{}{msg.From: {}}
 	if msg.To != nil {
 		exclude[*msg.To] = struct{}{}
@@ -359,8 +395,8 @@ func (s *Server) accessList(ctx context.Context, msg *core.Message, env *callEnv
 	base := env.state.Copy()
 	prev := logger.NewAccessListTracer(msg.AccessList, exclude)
 	for {
-		if err := ctx.Err(); err != nil {
-			return accessListResult{}, fmt.Errorf("access list not stable within %v: %w", s.cfg.EVMTimeout, err)
+		if ctx.Err() != nil {
+			return accessListResult{}, fmt.Errorf("access list not stable: %w", s.aborted(ctx))
 		}
 		list := prev.AccessList()
 		tracer := logger.NewAccessListTracer(list, exclude)

@@ -35,7 +35,10 @@ type testNode struct {
 	keys  []*ecdsa.PrivateKey
 }
 
-func newTestNode(t *testing.T, blockTime, preconf time.Duration) *testNode {
+// option changes the server's or the call bound's configuration.
+type option func(*Config, *pool.Config)
+
+func newTestNode(t *testing.T, blockTime, preconf time.Duration, opts ...option) *testNode {
 	t.Helper()
 	genesis, err := chain.PreviewGenesis(common.Address{0xfa})
 	if err != nil {
@@ -49,7 +52,11 @@ func newTestNode(t *testing.T, blockTime, preconf time.Duration) *testNode {
 	if err != nil {
 		t.Fatal(err)
 	}
-	calls := pool.New(pool.Config{Workers: 4, Queue: 64})
+	cfg, poolCfg := DefaultConfig(), pool.Config{Workers: 4, Queue: 64}
+	for _, opt := range opts {
+		opt(&cfg, &poolCfg)
+	}
+	calls := pool.New(poolCfg)
 	store := new(pending.Store)
 	seq, err := sequencer.New(sequencer.Config{BlockTime: blockTime, PreconfInterval: preconf, GasCeil: chain.PreviewGasLimit},
 		c, txs, store, slog.New(slog.NewTextHandler(io.Discard, nil)))
@@ -62,11 +69,12 @@ func newTestNode(t *testing.T, blockTime, preconf time.Duration) *testNode {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); seq.Run(ctx) }()
-	srv := New(DefaultConfig(), Backend{Chain: c, Pool: txs, Snapshots: store, Calls: calls}, nil)
+	srv := New(cfg, Backend{Chain: c, Pool: txs, Snapshots: store, Calls: calls}, nil)
 	t.Cleanup(func() {
 		cancel()
 		<-done
 		srv.Close()
+		calls.Close()
 		txs.Close()
 		c.Close()
 	})

@@ -27,18 +27,25 @@ func argError(i int, err error) error {
 var errHeaderNotFound = errors.New("header not found")
 
 // toError maps a handler error to a JSON-RPC error object: -32602 for bad
-// parameters, the code an error carries, -32005 for overload, -32000 else
-// (geth's default for errors from API methods).
+// parameters, the code an error carries, -32005 for overload, -32002 for a
+// request whose time ran out while it waited for the call bound, -32000
+// else (geth's default for errors from API methods).
 func toError(err error) *codec.Error {
 	var cerr *codec.Error
 	var perr *invalidParamsError
+	var share *pool.ShareError
+	var logLimit *logLimitError
 	switch {
 	case errors.As(err, &cerr):
 		return cerr
+	case errors.As(err, &logLimit):
+		return logLimit.rpcError()
 	case errors.As(err, &perr):
 		return invalidParams(perr)
-	case errors.Is(err, pool.ErrOverloaded):
+	case errors.Is(err, pool.ErrOverloaded), errors.As(err, &share):
 		return &codec.Error{Code: codec.CodeLimitExceeded, Message: err.Error()}
+	case errors.Is(err, pool.ErrTimeout):
+		return errTimeout
 	default:
 		return &codec.Error{Code: codec.CodeServer, Message: err.Error()}
 	}

@@ -3,6 +3,7 @@ package rpc
 import (
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
@@ -11,9 +12,12 @@ import (
 	"github.com/stocknode/stocknode/codec"
 )
 
+// geth's limits on a filter's criteria (eth/filters): they bound what one
+// filter holds and what matching a log against it costs.
 const (
 	maxTopics    = 4
 	maxAddresses = 1000
+	maxSubTopics = 1000 // alternatives at one topic position
 )
 
 var (
@@ -22,6 +26,7 @@ var (
 	errRangeIntoFuture    = &invalidParamsError{errors.New("block range extends beyond current head block")}
 	errExceedMaxTopics    = errors.New("exceed max topics")
 	errExceedMaxAddresses = errors.New("exceed max addresses")
+	errExceedSubTopics    = errors.New("exceed max addresses or topics per search position")
 )
 
 // LogFilter is a parsed eth_getLogs / eth_newFilter criteria object; the
@@ -140,7 +145,9 @@ func parseTopicSet(raw json.RawMessage) ([]common.Hash, error) {
 		if err != nil {
 			return nil, fmt.Errorf("invalid topic: %w", err)
 		}
-		out = append(out, h)
+		if out = append(out, h); len(out) > maxSubTopics {
+			return nil, errExceedSubTopics
+		}
 	}
 	return out, it.Err()
 }
@@ -219,16 +226,23 @@ func (r *request) rangeBound(bp codec.BlockParam) uint64 {
 }
 
 // logs returns the matching logs of blocks from..to (to may be the pending
-// block), in block and log order.
+// block), in block and log order. It stops, with a *logLimitError naming
+// the range that fits and the logs gathered so far, as soon as the logs
+// would pass the result cap or the response's room: the answer is never
+// built past what may be sent.
 func (s *Server) logs(r *request, q *LogFilter, from, to uint64) ([]*types.Log, error) {
 	bc := s.b.Chain.BlockChain()
-	out := []*types.Log{}
+	c := s.newLogCollector(r, from)
 	if q.blockHash != nil {
 		header := bc.GetHeaderByHash(*q.blockHash)
 		if header == nil || header.Number.Uint64() > r.snap.Head.NumberU64() {
 			return nil, errors.New("unknown block")
 		}
-		return s.blockLogs(q, header, out), nil
+		c.from = header.Number.Uint64()
+		if err := s.blockLogs(c, q, header); err != nil {
+			return nil, err
+		}
+		return c.out, nil
 	}
 	if from > to {
 		return nil, errInvalidBlockRange
@@ -241,44 +255,128 @@ func (s *Server) logs(r *request, q *LogFilter, from, to uint64) ([]*types.Log, 
 	if to-from > s.cfg.LogsBlockRange {
 		return nil, &invalidParamsError{fmt.Errorf("exceed maximum block range %d", s.cfg.LogsBlockRange)}
 	}
+	var gone hangUp
 	for n := from; n <= to; n++ {
+		if (n-from)%64 == 63 {
+			if r.expired() {
+				return nil, errTimeout
+			}
+			if gone.check(r.peer) {
+				return nil, errClientGone
+			}
+		}
 		if n > head {
-			out = s.pendingLogs(r, q, out)
+			if err := c.receipts(q, r.snap.Pending.Receipts, n); err != nil {
+				return c.out, err
+			}
 			break
 		}
 		header := bc.GetHeaderByNumber(n)
 		if header == nil {
 			break
 		}
-		out = s.blockLogs(q, header, out)
+		if err := s.blockLogs(c, q, header); err != nil {
+			return c.out, err
+		}
 	}
-	return out, nil
+	return c.out, nil
 }
 
-func (s *Server) blockLogs(q *LogFilter, header *types.Header, out []*types.Log) []*types.Log {
+var errClientGone = errors.New("client went away")
+
+// logCollector gathers a query's logs up to the result cap and the
+// response's room, counting the bytes each log takes in the answer.
+type logCollector struct {
+	out            []*types.Log
+	results, bytes int
+	maxResults     int
+	room           int
+	from           uint64 // the query's first block
+}
+
+func (s *Server) newLogCollector(r *request, from uint64) *logCollector {
+	maxResults := s.cfg.LogsMaxResults
+	if maxResults <= 0 {
+		maxResults = math.MaxInt
+	}
+	return &logCollector{out: []*types.Log{}, maxResults: maxResults, room: r.room, from: from}
+}
+
+// logJSONSize bounds the bytes l takes in an answer: its fixed fields,
+// 70 per topic, two per data byte.
+func logJSONSize(l *types.Log) int { return 420 + 70*len(l.Topics) + 2*len(l.Data) }
+
+// add takes l, found in block n, unless it passes a limit.
+func (c *logCollector) add(l *types.Log, n uint64) error {
+	size := logJSONSize(l)
+	if c.results+1 > c.maxResults {
+		return c.limitError(n, fmt.Sprintf("%d results", c.maxResults))
+	}
+	if c.bytes+size > c.room {
+		return c.limitError(n, fmt.Sprintf("%d bytes", c.room))
+	}
+	c.results++
+	c.bytes += size
+	c.out = append(c.out, l)
+	return nil
+}
+
+// limitError says how far the query may go: up to the block before n,
+// the one that did not fit.
+func (c *logCollector) limitError(n uint64, limit string) error {
+	e := &logLimitError{limit: limit, from: c.from, to: n - 1}
+	if n == c.from {
+		e.to = n
+		e.single = true
+	}
+	return e
+}
+
+// logLimitError is eth_getLogs' answer past a limit, worded as hosted
+// providers word it, with the range that fits as data.
+type logLimitError struct {
+	limit    string
+	from, to uint64
+	single   bool // one block alone passes the limit
+}
+
+func (e *logLimitError) Error() string {
+	if e.single {
+		return fmt.Sprintf("query returned more than %s in block %#x alone; narrow the addresses or topics", e.limit, e.from)
+	}
+	return fmt.Sprintf("query returned more than %s; try the range %#x-%#x", e.limit, e.from, e.to)
+}
+
+func (e *logLimitError) rpcError() *codec.Error {
+	cerr := &codec.Error{Code: codec.CodeLimitExceeded, Message: e.Error()}
+	if !e.single {
+		cerr.Data = fmt.Appendf(nil, `{"from":"%#x","to":"%#x"}`, e.from, e.to)
+	}
+	return cerr
+}
+
+// blockLogs adds the matching logs of the sealed block header.
+func (s *Server) blockLogs(c *logCollector, q *LogFilter, header *types.Header) error {
 	if !q.bloomMatches(header.Bloom) {
-		return out
+		return nil
 	}
-	for _, receipt := range s.b.Chain.BlockChain().GetReceiptsByHash(header.Hash()) {
-		for _, l := range receipt.Logs {
-			if q.Matches(l) {
-				out = append(out, l)
-			}
-		}
-	}
-	return out
+	return c.receipts(q, s.b.Chain.BlockChain().GetReceiptsByHash(header.Hash()), header.Number.Uint64())
 }
 
-// pendingLogs are the logs of pre-confirmed transactions.
-func (s *Server) pendingLogs(r *request, q *LogFilter, out []*types.Log) []*types.Log {
-	for _, receipt := range r.snap.Pending.Receipts {
+// receipts adds the matching logs of block n's receipts (the pending
+// block's are those of its pre-confirmed transactions).
+func (c *logCollector) receipts(q *LogFilter, receipts types.Receipts, n uint64) error {
+	for _, receipt := range receipts {
 		for _, l := range receipt.Logs {
-			if q.Matches(l) {
-				out = append(out, l)
+			if !q.Matches(l) {
+				continue
+			}
+			if err := c.add(l, n); err != nil {
+				return err
 			}
 		}
 	}
-	return out
+	return nil
 }
 
 func ethGetLogs(s *Server, r *request) error {

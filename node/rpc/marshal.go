@@ -19,11 +19,18 @@ import (
 // hexUint64 is a quantity field.
 type hexUint64 = hexutil.Uint64
 
-// writeJSON appends v's JSON encoding as the result.
+// writeJSON appends v's JSON encoding as the result, unless it takes more
+// room than the response has left. The results encoded here are bounded by
+// what they describe (a block, a receipt list, a capped log list); the
+// handlers of lists a client can make long stop themselves before they
+// pass the room (eth_getLogs).
 func (r *request) writeJSON(v any) error {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return err
+	}
+	if len(b) > r.room {
+		return errResponseTooLarge
 	}
 	r.out = append(r.out, b...)
 	return nil

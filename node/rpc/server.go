@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"sync"
 	"time"
 
@@ -15,7 +16,9 @@ import (
 	"github.com/stocknode/stocknode/node/chain"
 	"github.com/stocknode/stocknode/node/pending"
 	"github.com/stocknode/stocknode/node/txpool"
+	"github.com/stocknode/stocknode/peer"
 	"github.com/stocknode/stocknode/pool"
+	"github.com/stocknode/stocknode/ratelimit"
 )
 
 // Config holds the limits of the method set, with geth's defaults.
@@ -26,16 +29,30 @@ type Config struct {
 	EVMTimeout time.Duration
 	// LogsBlockRange caps the block range of eth_getLogs and log filters.
 	LogsBlockRange uint64
+	// LogsMaxResults caps the logs one query returns; past it the answer is
+	// an error that names the range that fits.
+	LogsMaxResults int
 	// BatchLimit is the most requests one batch may hold.
 	BatchLimit int
-	// BatchResponseLimit is the most bytes one batch response may hold.
+	// BatchResponseLimit is the most bytes one response may hold, a batch's
+	// as a whole; handlers that build long lists stop when they would pass it.
 	BatchResponseLimit int
+	// RequestTimeout is the deadline of one request, and of a batch as a
+	// whole: queued calls past it are dropped, running ones cancelled, and
+	// the batch's remaining elements answered -32002 "request timed out".
+	RequestTimeout time.Duration
 	// FilterTimeout expires filters that nobody polled for this long.
 	FilterTimeout time.Duration
+	// MaxFilters caps installed polling filters in all, FiltersPerClient
+	// per client; 0: no cap.
+	MaxFilters, FiltersPerClient int
 	// ClientVersion is what web3_clientVersion answers.
 	ClientVersion string
 	// AllowUnprotectedTxs accepts transactions signed without a chain ID.
 	AllowUnprotectedTxs bool
+	// RateLimit meters each client's requests and compute units; off when
+	// its rates are zero.
+	RateLimit ratelimit.Config
 }
 
 // DefaultConfig returns geth's defaults.
@@ -44,9 +61,13 @@ func DefaultConfig() Config {
 		GasCap:             50_000_000,
 		EVMTimeout:         5 * time.Second,
 		LogsBlockRange:     10_000,
+		LogsMaxResults:     10_000,
 		BatchLimit:         1000,
 		BatchResponseLimit: 25 * 1000 * 1000,
+		RequestTimeout:     30 * time.Second,
 		FilterTimeout:      5 * time.Minute,
+		MaxFilters:         10_000,
+		FiltersPerClient:   1_000,
 		ClientVersion:      "stocknode/v0.1.0",
 	}
 }
@@ -66,7 +87,10 @@ type Server struct {
 	methods  map[string]*method
 	unknown  *method // counts requests for methods that do not exist
 	filters  *filterSet
+	limiter  *ratelimit.Limiter // nil: no rate limits
 	requests sync.Pool // *request
+	// precompiles are the EVM's, with an interruptible BLAKE2F (blake2f.go).
+	precompiles callPrecompiles
 }
 
 // method is a handler with its counters; the map is read-only after New,
@@ -84,9 +108,18 @@ type handler func(s *Server, r *request) error
 // maxArgs is the most positional parameters any method takes.
 const maxArgs = 4
 
+// origin is who sent a body, until when it must be answered, and how much
+// room its response has left.
+type origin struct {
+	ctx      context.Context
+	peer     *peer.Peer // nil: a local caller (tests, benchmarks)
+	deadline time.Time  // zero: none
+	room     int        // bytes the response may still take
+}
+
 // request is the per-call scratch state, pooled so a hot call allocates nothing.
 type request struct {
-	ctx   context.Context
+	origin
 	snap  *pending.Snapshot // one snapshot for the whole request: no torn reads
 	args  [maxArgs][]byte
 	nargs int
@@ -101,7 +134,7 @@ func New(cfg Config, b Backend, reg *metrics.Registry) *Server {
 	if reg == nil {
 		reg = metrics.NewRegistry()
 	}
-	s := &Server{cfg: cfg, b: b, filters: newFilterSet(cfg.FilterTimeout), methods: map[string]*method{}}
+	s := &Server{cfg: cfg, b: b, filters: newFilterSet(cfg.FilterTimeout, cfg.MaxFilters, cfg.FiltersPerClient), limiter: ratelimit.New(cfg.RateLimit), methods: map[string]*method{}}
 	for name, h := range methodTable() {
 		s.methods[name] = newMethod(reg, name, h)
 	}
@@ -128,22 +161,50 @@ func (s *Server) Close() { s.filters.close() }
 // reports false for a method it does not know.
 type Extension func(req *codec.Request, dst []byte) ([]byte, bool)
 
-// Handle answers body, a single request or a batch, by appending the
-// response to dst. It returns dst unchanged when nothing is to be sent back
-// (a notification, or a batch of notifications).
+// Handle answers body, a single request or a batch, for a local caller by
+// appending the response to dst. It returns dst unchanged when nothing is
+// to be sent back (a notification, or a batch of notifications).
 func (s *Server) Handle(ctx context.Context, body, dst []byte) []byte {
-	return s.HandleWith(ctx, body, dst, nil)
+	out, _ := s.HandleFrom(ctx, nil, body, dst, nil)
+	return out
 }
 
 // HandleWith is Handle with the transport's extra methods.
 func (s *Server) HandleWith(ctx context.Context, body, dst []byte, ext Extension) []byte {
-	if !codec.IsBatch(body) {
-		return s.handleSingle(ctx, body, dst, ext)
-	}
-	return s.handleBatch(ctx, body, dst, ext)
+	out, _ := s.HandleFrom(ctx, nil, body, dst, ext)
+	return out
 }
 
-func (s *Server) handleBatch(ctx context.Context, body, dst []byte, ext Extension) []byte {
+// Serve is HandleFrom for HTTP, which has no extra methods.
+func (s *Server) Serve(ctx context.Context, p *peer.Peer, body, dst []byte) ([]byte, time.Duration) {
+	return s.HandleFrom(ctx, p, body, dst, nil)
+}
+
+// HandleFrom answers body for the client p (nil: a local caller), with the
+// transport's extra methods (ext may be nil). p's rate limits are charged
+// first: over them, every request is answered -32005 and retryAfter says
+// when p may try again. p keys the client's share of the call bound, and
+// work for p stops when p hangs up.
+func (s *Server) HandleFrom(ctx context.Context, p *peer.Peer, body, dst []byte, ext Extension) (out []byte, retry time.Duration) {
+	if s.limiter != nil && p != nil {
+		if d := s.admit(p, body); d != nil {
+			return appendDenied(dst, body, d), retryAfter(d)
+		}
+	}
+	o := origin{ctx: ctx, peer: p, room: s.cfg.BatchResponseLimit}
+	if s.cfg.RequestTimeout > 0 {
+		o.deadline = time.Now().Add(s.cfg.RequestTimeout)
+	}
+	if o.room <= 0 {
+		o.room = math.MaxInt
+	}
+	if !codec.IsBatch(body) {
+		return s.handleSingle(o, body, dst, ext), 0
+	}
+	return s.handleBatch(o, body, dst, ext), 0
+}
+
+func (s *Server) handleBatch(o origin, body, dst []byte, ext Extension) []byte {
 	if !codec.Valid(body) {
 		return codec.AppendError(dst, nil, codec.ErrParse)
 	}
@@ -172,16 +233,25 @@ func (s *Server) handleBatch(ctx context.Context, body, dst []byte, ext Extensio
 	start := len(dst)
 	dst = append(dst, '[')
 	it, _ = codec.Array(body)
+	limit := o.room
+	var gone hangUp
 	for it.Next() {
 		before := len(dst)
 		if before > start+1 {
 			dst = append(dst, ',')
 		}
-		if len(dst)-start > s.cfg.BatchResponseLimit {
-			dst = s.appendTooLarge(dst, it.Value())
+		if o.room = limit - (len(dst) - start); o.room <= 0 {
+			dst = appendElementError(dst, it.Value(), errResponseTooLarge)
 			continue
 		}
-		if next := s.handleSingle(ctx, it.Value(), dst, ext); len(next) == len(dst) {
+		if o.expired() {
+			dst = appendElementError(dst, it.Value(), errTimeout)
+			continue
+		}
+		if gone.check(o.peer) {
+			return dst[:start] // nobody is left to read the rest
+		}
+		if next := s.handleSingle(o, it.Value(), dst, ext); len(next) == len(dst) {
 			dst = dst[:before] // a notification: no element, no comma
 		} else {
 			dst = next
@@ -193,16 +263,46 @@ func (s *Server) handleBatch(ctx context.Context, body, dst []byte, ext Extensio
 	return append(dst, ']')
 }
 
-// appendTooLarge answers a batch element once the batch response is full.
-func (s *Server) appendTooLarge(dst, elem []byte) []byte {
+// appendElementError answers a batch element that is not run (the batch
+// response is full, or its time is up).
+func appendElementError(dst, elem []byte, err *codec.Error) []byte {
 	var req codec.Request
 	if codec.ScanRequest(elem, &req) != nil || req.ID == nil {
 		return dst
 	}
-	return codec.AppendError(dst, req.ID, &codec.Error{Code: codec.CodeResponseTooLarge, Message: "response too large"})
+	return codec.AppendError(dst, req.ID, err)
 }
 
-func (s *Server) handleSingle(ctx context.Context, body, dst []byte, ext Extension) []byte {
+var (
+	errResponseTooLarge = &codec.Error{Code: codec.CodeResponseTooLarge, Message: "response too large"}
+	errTimeout          = &codec.Error{Code: codec.CodeTimeout, Message: "request timed out"}
+)
+
+// expired reports whether the request's time is up.
+func (o *origin) expired() bool { return !o.deadline.IsZero() && !time.Now().Before(o.deadline) }
+
+// hangUp asks, between the elements of a long batch, whether its client is
+// still there: after the batch has run a while, and then now and again, so a
+// short batch never pays for the system call.
+type hangUp struct{ start, last time.Time }
+
+func (h *hangUp) check(p *peer.Peer) bool {
+	if p == nil {
+		return false
+	}
+	now := time.Now()
+	if h.start.IsZero() {
+		h.start = now
+		return false
+	}
+	if now.Sub(h.start) < 50*time.Millisecond || now.Sub(h.last) < 50*time.Millisecond {
+		return false
+	}
+	h.last = now
+	return p.Gone()
+}
+
+func (s *Server) handleSingle(o origin, body, dst []byte, ext Extension) []byte {
 	// The envelope lives in the pooled request: a local would escape
 	// through ext and cost an allocation per call.
 	r := s.requests.Get().(*request)
@@ -227,7 +327,7 @@ func (s *Server) handleSingle(ctx context.Context, body, dst []byte, ext Extensi
 	}
 	start := time.Now()
 	defer func() { m.duration.Observe(time.Since(start)) }()
-	r.ctx, r.snap = ctx, s.b.Snapshots.Load()
+	r.origin, r.snap = o, s.b.Snapshots.Load()
 	if err := r.splitArgs(req.Params); err != nil {
 		m.fail.Inc()
 		return codec.AppendError(dst, req.ID, invalidParams(err))
@@ -250,7 +350,7 @@ func (s *Server) handleSingle(ctx context.Context, body, dst []byte, ext Extensi
 }
 
 func (s *Server) release(r *request) {
-	r.ctx, r.snap, r.out, r.req = nil, nil, nil, codec.Request{}
+	r.origin, r.snap, r.out, r.req = origin{}, nil, nil, codec.Request{}
 	r.args = [maxArgs][]byte{}
 	s.requests.Put(r)
 }

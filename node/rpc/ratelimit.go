@@ -1,0 +1,118 @@
+package rpc
+
+import (
+	"time"
+
+	"github.com/stocknode/stocknode/codec"
+	"github.com/stocknode/stocknode/peer"
+	"github.com/stocknode/stocknode/ratelimit"
+)
+
+// computeUnits weighs each method by what it costs the node, on the scale
+// hosted providers meter with (Alchemy's compute units: 10 for a trivial
+// read, 26 for eth_call, 75 for eth_getLogs); a method not listed costs
+// defaultUnits.
+var computeUnits = map[string]float64{
+	"web3_clientVersion":        0,
+	"net_version":               0,
+	"net_listening":             0,
+	"net_peerCount":             0,
+	"eth_chainId":               0,
+	"eth_syncing":               0,
+	"eth_accounts":              0,
+	"eth_blockNumber":           10,
+	"eth_gasPrice":              19,
+	"eth_maxPriorityFeePerGas":  10,
+	"eth_feeHistory":            10,
+	"eth_getBalance":            19,
+	"eth_getTransactionCount":   26,
+	"eth_getCode":               26,
+	"eth_getStorageAt":          17,
+	"eth_call":                  26,
+	"eth_estimateGas":           87,
+	"eth_createAccessList":      87,
+	"eth_sendRawTransaction":    250,
+	"eth_getBlockByNumber":      16,
+	"eth_getBlockByHash":        16,
+	"eth_getTransactionByHash":  17,
+	"eth_getTransactionReceipt": 15,
+	"eth_getBlockReceipts":      500,
+	"eth_getLogs":               75,
+	"eth_getFilterLogs":         75,
+	"eth_getFilterChanges":      20,
+	"eth_newFilter":             20,
+	"eth_newBlockFilter":        20,
+	"eth_uninstallFilter":       10,
+	"eth_subscribe":             10,
+	"eth_unsubscribe":           10,
+}
+
+const defaultUnits = 10
+
+// admit charges body's requests to p's rate limits; it returns the
+// denial when p must wait.
+func (s *Server) admit(p *peer.Peer, body []byte) *ratelimit.Denial {
+	n, units := cost(body)
+	return s.limiter.Allow(p.Key(), n, units)
+}
+
+// cost counts body's requests and their compute units.
+func cost(body []byte) (n, units float64) {
+	if !codec.IsBatch(body) {
+		return 1, methodUnits(body)
+	}
+	it, err := codec.Array(body)
+	if err != nil {
+		return 1, defaultUnits
+	}
+	for it.Next() {
+		n++
+		units += methodUnits(it.Value())
+	}
+	return max(n, 1), units
+}
+
+func methodUnits(elem []byte) float64 {
+	var req codec.Request
+	if codec.ScanRequest(elem, &req) != nil {
+		return defaultUnits
+	}
+	if u, ok := computeUnits[string(req.Method)]; ok {
+		return u
+	}
+	return defaultUnits
+}
+
+// appendDenied answers every request of body with the rate limit's error.
+func appendDenied(dst, body []byte, d *ratelimit.Denial) []byte {
+	cerr := &codec.Error{Code: codec.CodeLimitExceeded, Message: d.Error()}
+	if !codec.IsBatch(body) {
+		var req codec.Request
+		codec.ScanRequest(body, &req)
+		return codec.AppendError(dst, req.ID, cerr)
+	}
+	it, err := codec.Array(body)
+	if err != nil {
+		return codec.AppendError(dst, nil, cerr)
+	}
+	start := len(dst)
+	dst = append(dst, '[')
+	for it.Next() {
+		before := len(dst)
+		if before > start+1 {
+			dst = append(dst, ',')
+		}
+		if next := appendElementError(dst, it.Value(), cerr); len(next) == len(dst) {
+			dst = dst[:before]
+		} else {
+			dst = next
+		}
+	}
+	if len(dst) == start+1 {
+		return codec.AppendError(dst[:start], nil, cerr)
+	}
+	return append(dst, ']')
+}
+
+// retryAfter is d's wait, for the transport's Retry-After.
+func retryAfter(d *ratelimit.Denial) time.Duration { return max(d.RetryAfter, time.Millisecond) }
