@@ -9,24 +9,9 @@ import (
 	"unsafe"
 )
 
-// rawListener hands out connections whose reads and writes are raw
-// non-blocking system calls (see rawConn); plain ones in race builds.
-type rawListener struct{ net.Listener }
-
-func (l rawListener) Accept() (net.Conn, error) {
-	c, err := l.Listener.Accept()
-	if err != nil {
-		return nil, err
-	}
-	tc, ok := c.(*net.TCPConn)
-	if !ok || raceEnabled {
-		return c, nil
-	}
-	return wrapRaw(tc), nil
-}
-
-// wrapRaw returns tc with raw reads and writes, or tc itself if it has no
-// file descriptor to make them on.
+// wrapRaw returns tc with raw reads and writes (see rawConn), or tc
+// itself if it has no file descriptor to make them on. The listener uses
+// it outside race builds.
 func wrapRaw(tc *net.TCPConn) net.Conn {
 	rc, err := tc.SyscallConn()
 	if err != nil {

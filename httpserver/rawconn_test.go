@@ -17,7 +17,7 @@ import (
 )
 
 // rawPair returns the server side of a loopback connection as a rawConn
-// (in race builds too, where rawListener serves plain connections), and the
+// (in race builds too, where the listener serves plain connections), and the
 // client side.
 func rawPair(t *testing.T) (*rawConn, *net.TCPConn) {
 	t.Helper()

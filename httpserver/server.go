@@ -9,16 +9,23 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"log/slog"
 	"net"
+	"strconv"
 	"sync"
 	"time"
 
 	"github.com/valyala/fasthttp"
+
+	"github.com/stocknode/stocknode/peer"
 )
 
-// RPC answers a JSON-RPC body by appending the response to dst.
+// RPC answers a JSON-RPC body from client p by appending the response to
+// dst. A positive retryAfter says p is over its rate limit: the response
+// then holds the error, and the front end answers 429 with Retry-After.
 type RPC interface {
-	Handle(ctx context.Context, body, dst []byte) []byte
+	Serve(ctx context.Context, p *peer.Peer, body, dst []byte) (out []byte, retryAfter time.Duration)
 }
 
 // Health reports the chain head for GET /health.
@@ -26,13 +33,26 @@ type Health func() (head uint64, age time.Duration, stale bool)
 
 // Config is the front end's configuration.
 type Config struct {
-	Addr                                   string   // host:port
-	CORS                                   []string // allowed origins; "*" allows any
-	TLSCert                                string   // with TLSKey: serve HTTPS on the same port
-	TLSKey                                 string
-	BodyLimit                              int // bytes; larger requests get 413
-	GzipMin                                int // responses at least this large are gzipped when accepted
+	Addr      string   // host:port
+	CORS      []string // allowed origins; "*" allows any
+	TLSCert   string   // with TLSKey: serve HTTPS on the same port
+	TLSKey    string
+	BodyLimit int // bytes; larger requests get 413
+	GzipMin   int // responses at least this large are gzipped when accepted
+	// ReadTimeout bounds reading a request, headers and body, from its
+	// first byte (from the connection's opening for its first request), so
+	// a client that sends slowly (slowloris) is cut off; IdleTimeout closes
+	// a keep-alive connection with no request; WriteTimeout bounds writing
+	// a response.
 	ReadTimeout, WriteTimeout, IdleTimeout time.Duration
+	// MaxConns caps open connections (HTTP and WebSocket); the excess is
+	// refused with 503. MaxConnsPerIP caps them per client address (an
+	// IPv6 /64) with 429. 0: no cap.
+	MaxConns, MaxConnsPerIP int
+	// TrustedProxies may name the client in X-Forwarded-For.
+	TrustedProxies peer.Proxies
+	// Logger receives the accept loop's warnings; nil discards them.
+	Logger *slog.Logger
 }
 
 // DefaultConfig has geth-like limits.
@@ -55,7 +75,7 @@ type Server struct {
 	health Health
 	routes map[string]fasthttp.RequestHandler // GET paths
 	srv    *fasthttp.Server
-	ln     net.Listener
+	ln     *listener
 	bufs   sync.Pool // *[]byte response scratch
 	// life is Serve's context, the one RPC handlers get. Not fasthttp's
 	// RequestCtx: that is a context whose Done is not a standard context's,
@@ -66,10 +86,14 @@ type Server struct {
 
 // New returns a server; Listen binds it.
 func New(cfg Config, rpc RPC, health Health) *Server {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
 	s := &Server{cfg: cfg, rpc: rpc, health: health, routes: map[string]fasthttp.RequestHandler{}}
 	s.bufs.New = func() any { b := make([]byte, 0, 4096); return &b }
 	s.srv = &fasthttp.Server{
 		Handler:                       s.serve,
+		HeaderReceived:                headerReceived,
 		Name:                          "stocknode",
 		MaxRequestBodySize:            cfg.BodyLimit,
 		ReadTimeout:                   cfg.ReadTimeout,
@@ -78,8 +102,13 @@ func New(cfg Config, rpc RPC, health Health) *Server {
 		NoDefaultDate:                 true,
 		NoDefaultContentType:          true,
 		DisableHeaderNamesNormalizing: false,
-		ErrorHandler:                  errorHandler,
+		ErrorHandler:                  s.errorHandler,
 		Logger:                        quietLogger{}, // client errors are answered, not logged
+	}
+	if cfg.MaxConns > 0 {
+		// The listener refuses beyond MaxConns; fasthttp's own cap (with
+		// its less helpful message) must never come first.
+		s.srv.Concurrency = cfg.MaxConns + 1
 	}
 	return s
 }
@@ -93,9 +122,12 @@ func (s *Server) Listen() error {
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", s.cfg.Addr, err)
 	}
-	s.ln = rawListener{ln}
+	s.ln = newListener(ln, s.cfg.MaxConns, s.cfg.MaxConnsPerIP, s.cfg.Logger)
 	return nil
 }
+
+// Conns reports open connections and those refused at the caps so far.
+func (s *Server) Conns() (open int, refused uint64) { return s.ln.Conns() }
 
 // Addr is the bound address.
 func (s *Server) Addr() net.Addr { return s.ln.Addr() }
@@ -113,7 +145,9 @@ func (s *Server) Serve(ctx context.Context) error {
 	}()
 	select {
 	case err := <-errc:
-		return fmt.Errorf("http server: %w", err)
+		// The accept loop retries what passes (listener.Accept): this is
+		// the end of the port, which the node must not outlive silently.
+		return fmt.Errorf("http server stopped: %w", err)
 	case <-ctx.Done():
 	}
 	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -128,16 +162,28 @@ type quietLogger struct{}
 
 func (quietLogger) Printf(string, ...any) {}
 
-// errorHandler answers requests fasthttp rejects itself (too large, malformed).
-func errorHandler(ctx *fasthttp.RequestCtx, err error) {
-	if errors.Is(err, fasthttp.ErrBodyTooLarge) {
-		ctx.Error("request body too large", fasthttp.StatusRequestEntityTooLarge)
-		return
+// errorHandler answers requests fasthttp rejects itself (too large,
+// malformed, too slow); fasthttp closes the connection afterwards. The
+// answer never quotes the request: fasthttp's errors do, and a page that
+// echoes what a client sent is an injection waiting to happen.
+func (s *Server) errorHandler(ctx *fasthttp.RequestCtx, err error) {
+	var netErr net.Error
+	switch {
+	case errors.Is(err, fasthttp.ErrBodyTooLarge):
+		ctx.Error(fmt.Sprintf("request body too large: the limit is %d bytes (--http.bodylimit)", s.cfg.BodyLimit), fasthttp.StatusRequestEntityTooLarge)
+	case errors.As(err, &netErr) && netErr.Timeout():
+		ctx.Error(fmt.Sprintf("request not received within %v", s.cfg.ReadTimeout), fasthttp.StatusRequestTimeout)
+	default:
+		ctx.Error("malformed HTTP request", fasthttp.StatusBadRequest)
 	}
-	ctx.Error("bad request: "+err.Error(), fasthttp.StatusBadRequest)
 }
 
 func (s *Server) serve(ctx *fasthttp.RequestCtx) {
+	if framingConflict(&ctx.Request.Header) {
+		ctx.SetConnectionClose()
+		ctx.Error(errFramingConflict, fasthttp.StatusBadRequest)
+		return
+	}
 	s.cors(ctx)
 	path := ctx.Path()
 	switch {
@@ -166,7 +212,11 @@ func (s *Server) serveRPC(ctx *fasthttp.RequestCtx) {
 		return
 	}
 	bp := s.bufs.Get().(*[]byte)
-	out := s.rpc.Handle(s.life, ctx.PostBody(), (*bp)[:0])
+	out, retryAfter := s.rpc.Serve(s.life, s.Peer(ctx), ctx.PostBody(), (*bp)[:0])
+	if retryAfter > 0 {
+		ctx.SetStatusCode(fasthttp.StatusTooManyRequests)
+		ctx.Response.Header.Set("Retry-After", strconv.Itoa(int((retryAfter+time.Second-1)/time.Second)))
+	}
 	ctx.Response.Header.SetContentTypeBytes(jsonType)
 	if len(out) >= s.cfg.GzipMin && ctx.Request.Header.HasAcceptEncoding("gzip") {
 		ctx.Response.Header.SetContentEncoding("gzip")
@@ -175,8 +225,29 @@ func (s *Server) serveRPC(ctx *fasthttp.RequestCtx) {
 		// Hand our buffer to the response and keep its old one: no copy.
 		out = ctx.Response.SwapBody(out)
 	}
+	if cap(out) > maxPooledBuffer {
+		return // one huge answer must not stay in the pool for the next
+	}
 	*bp = out[:0]
 	s.bufs.Put(bp)
+}
+
+// maxPooledBuffer is the largest response buffer kept for reuse.
+const maxPooledBuffer = 1 << 20
+
+// Peer is the client of ctx: the connection's, or the one a trusted proxy
+// names in X-Forwarded-For.
+func (s *Server) Peer(ctx *fasthttp.RequestCtx) *peer.Peer {
+	p := connPeer(ctx.Conn())
+	if p == nil || len(s.cfg.TrustedProxies) == 0 || !s.cfg.TrustedProxies.Trusts(p.Addr) {
+		return p
+	}
+	if xff := ctx.Request.Header.Peek("X-Forwarded-For"); len(xff) > 0 {
+		if client := s.cfg.TrustedProxies.Client(p.Addr, xff); client != p.Addr {
+			return p.As(client)
+		}
+	}
+	return p
 }
 
 // isJSON accepts application/json with optional parameters (charset).

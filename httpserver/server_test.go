@@ -12,15 +12,17 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stocknode/stocknode/peer"
 )
 
 // echoRPC answers every body with a fixed-size result.
 type echoRPC struct{ size int }
 
-func (e echoRPC) Handle(_ context.Context, body, dst []byte) []byte {
+func (e echoRPC) Serve(_ context.Context, _ *peer.Peer, body, dst []byte) ([]byte, time.Duration) {
 	dst = append(dst, `{"jsonrpc":"2.0","id":1,"result":"`...)
 	dst = append(dst, strings.Repeat("a", e.size)...)
-	return append(dst, `"}`...)
+	return append(dst, `"}`...), 0
 }
 
 func start(t *testing.T, cfg Config, rpc RPC, health Health) string {
