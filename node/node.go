@@ -49,6 +49,10 @@ type Config struct {
 	// (the spec's main and test networks offer HTTP only).
 	WS         ws.Config
 	WSDisabled bool
+	// FDLimit is the process's file-descriptor limit (0: unknown). Unless
+	// HTTP.MaxConns is set, connections are capped at what it leaves after
+	// the database's handles and a reserve (connBudget).
+	FDLimit int
 }
 
 // Node is a running chain endpoint.
@@ -123,6 +127,8 @@ func New(cfg Config, log *slog.Logger) (*Node, error) {
 // startAPI binds the HTTP listener (so a taken port fails the start) and
 // builds the RPC server; serving starts in Run.
 func (n *Node) startAPI() error {
+	n.capConns()
+	n.cfg.HTTP.Logger = n.log
 	n.calls = pool.New(n.cfg.Calls)
 	n.reg = metrics.NewRegistry()
 	n.rpc = rpc.New(n.cfg.RPC, rpc.Backend{Chain: n.chain, Pool: n.pool, Snapshots: n.store, Calls: n.calls}, n.reg)
@@ -138,6 +144,42 @@ func (n *Node) startAPI() error {
 	}
 	n.registerGauges()
 	return nil
+}
+
+// fdReserve is what the connection budget leaves of the file-descriptor
+// limit besides the database's handles: the listener, log files, the admin
+// listener, and the descriptors go-ethereum and the runtime open.
+const fdReserve = 128
+
+// connBudget is how many connections fit in fdLimit descriptors.
+func connBudget(fdLimit int, onDisk bool) int {
+	reserve := fdReserve
+	if onDisk {
+		reserve += chain.DatabaseHandles
+	}
+	if fdLimit-reserve < fdLimit/2 {
+		return fdLimit / 2 // a small limit: still leave half for the rest
+	}
+	return fdLimit - reserve
+}
+
+// capConns derives the connection caps from the descriptor limit where the
+// configuration does not set them: with more connections than descriptors,
+// accept fails (EMFILE) and so does everything else that opens a file.
+func (n *Node) capConns() {
+	budget := 0
+	if n.cfg.FDLimit > 0 {
+		budget = connBudget(n.cfg.FDLimit, !n.cfg.Dev)
+	}
+	if n.cfg.HTTP.MaxConns == 0 {
+		n.cfg.HTTP.MaxConns = budget
+	} else if budget > 0 && n.cfg.HTTP.MaxConns > budget {
+		n.log.Warn("--http.maxconns exceeds what the file-descriptor limit leaves; past it, accepting backs off until connections close",
+			"maxconns", n.cfg.HTTP.MaxConns, "fdLimit", n.cfg.FDLimit, "budget", budget)
+	}
+	if all := n.cfg.HTTP.MaxConns; all > 0 && n.cfg.WS.MaxConns > all {
+		n.cfg.WS.MaxConns = all
+	}
 }
 
 // registerGauges exposes the node's state for --metrics.
@@ -167,9 +209,12 @@ func (n *Node) registerGauges() {
 	})
 	r.Gauge(`txpool_transactions{state="executable"}`, "Pooled transactions.", func() float64 { p, _ := n.pool.Stats(); return float64(p) })
 	r.Gauge(`txpool_transactions{state="queued"}`, "Pooled transactions.", func() float64 { _, q := n.pool.Stats(); return float64(q) })
-	r.Gauge("call_pool_running", "eth_calls running (slots of the call bound in use).", func() float64 { run, _, _ := n.calls.Stats(); return float64(run) })
-	r.Gauge("call_pool_waiting", "eth_calls waiting for a slot.", func() float64 { _, wait, _ := n.calls.Stats(); return float64(wait) })
-	r.Gauge("call_pool_rejected", "eth_calls rejected with -32005 since start.", func() float64 { _, _, rej := n.calls.Stats(); return float64(rej) })
+	r.Gauge("call_pool_running", "eth_calls running (slots of the call bound in use).", func() float64 { run, _, _, _ := n.calls.Stats(); return float64(run) })
+	r.Gauge("call_pool_waiting", "eth_calls waiting for a slot.", func() float64 { _, wait, _, _ := n.calls.Stats(); return float64(wait) })
+	r.Gauge("call_pool_rejected", "eth_calls rejected with -32005 (bound full, client over its share) since start.", func() float64 { _, _, rej, _ := n.calls.Stats(); return float64(rej) })
+	r.Gauge("call_pool_dropped", "eth_calls dropped before they ran (request deadline passed, client gone) since start.", func() float64 { _, _, _, drop := n.calls.Stats(); return float64(drop) })
+	r.Gauge("http_connections", "Open connections on the public port (HTTP and WebSocket).", func() float64 { open, _ := n.http.Conns(); return float64(open) })
+	r.Gauge("http_connections_refused", "Connections refused at --http.maxconns or --http.maxconns-per-ip since start.", func() float64 { _, refused := n.http.Conns(); return float64(refused) })
 	r.Gauge("ws_connections", "Open WebSocket connections.", func() float64 { c, _, _ := n.WSStats(); return float64(c) })
 	r.Gauge("ws_subscriptions", "Live eth_subscribe subscriptions.", func() float64 { _, s, _ := n.WSStats(); return float64(s) })
 	r.Gauge("ws_slow_dropped", "WebSocket subscribers closed for falling behind since start.", func() float64 { _, _, d := n.WSStats(); return float64(d) })
@@ -291,6 +336,7 @@ func (n *Node) logStart() {
 	default:
 		n.log.Info("Resumed chain from disk", attrs...)
 	}
+	n.log.Info("Connection limits", "maxconns", n.cfg.HTTP.MaxConns, "perIP", n.cfg.HTTP.MaxConnsPerIP, "ws", n.cfg.WS.MaxConns, "fdLimit", n.cfg.FDLimit)
 	if n.cfg.Sequencer.BlockTime == 0 {
 		n.log.Info("Block production off (--block-time 0): serving the chain as it is")
 	} else {
@@ -300,6 +346,7 @@ func (n *Node) logStart() {
 
 // Close stops the pool and closes the chain, and records a clean shutdown.
 func (n *Node) Close() error {
+	n.calls.Close()
 	n.rpc.Close()
 	err := errors.Join(n.pool.Close(), n.chain.Close())
 	if err == nil && !n.cfg.Dev {

@@ -61,10 +61,14 @@ func runNode(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	metricsOn := fs.Bool("metrics", false, "serve Prometheus metrics at /metrics on --pprof.addr")
 	pprofAddr := fs.String("pprof.addr", "127.0.0.1:6060", "admin listening address (pprof, metrics)")
 	api := apiFlags(fs, &cfg)
+	limits := limitFlags(fs, &cfg)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
 	api.apply(&cfg)
+	if err := limits.apply(fs, &cfg); err != nil {
+		return err
+	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "unexpected arguments: %v\n", fs.Args())
 		return errUsage
@@ -75,6 +79,12 @@ func runNode(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	// A gap longer than the interval would never come into play.
 	cfg.Sequencer.PreconfMinGap = min(cfg.Sequencer.PreconfMinGap, cfg.Sequencer.PreconfInterval)
 	log := newLogger(stderr, *verbosity)
+	fds, err := raiseFDLimit()
+	if err != nil {
+		log.Warn("File-descriptor limit unknown; connections are capped only by --http.maxconns", "err", err)
+	}
+	cfg.FDLimit = fds
+	setMemoryLimit(log)
 	n, err := node.New(cfg, log)
 	if err != nil {
 		return err
@@ -143,7 +153,7 @@ func apiFlags(fs *flag.FlagSet, cfg *node.Config) *apiFlagValues {
 	fs.DurationVar(&cfg.RPC.EVMTimeout, "rpc.evmtimeout", cfg.RPC.EVMTimeout, "time limit of one eth_call")
 	fs.BoolVar(&cfg.RPC.AllowUnprotectedTxs, "rpc.allow-unprotected-txs", false, "accept transactions signed without a chain ID (pre-EIP-155)")
 	fs.Uint64Var(&cfg.RPC.LogsBlockRange, "rpc.logs.maxrange", cfg.RPC.LogsBlockRange, "largest block range of eth_getLogs")
-	fs.IntVar(&cfg.Calls.Workers, "rpc.call.workers", 0, "eth_calls that run at once (default 4 per CPU)")
+	fs.IntVar(&cfg.Calls.Workers, "rpc.call.workers", 0, "eth_calls (and estimates) that run at once (default: one fewer than the CPUs, at least 1, so blocks and cheap reads keep a CPU)")
 	fs.IntVar(&cfg.Calls.Queue, "rpc.call.queue", 0, "eth_calls that may wait for a slot before -32005 (default 1024)")
 	return v
 }

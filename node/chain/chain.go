@@ -68,6 +68,9 @@ func Open(cfg Config) (*Chain, error) {
 	return c, nil
 }
 
+// DatabaseHandles is how many files the database keeps open at most.
+const DatabaseHandles = 512
+
 func openDatabase(cfg Config) (ethdb.KeyValueStore, ethdb.Database, error) {
 	if cfg.InMemory {
 		db := rawdb.NewMemoryDatabase()
@@ -77,7 +80,7 @@ func openDatabase(cfg Config) (ethdb.KeyValueStore, ethdb.Database, error) {
 		cfg.CacheMB = 256
 	}
 	dir := filepath.Join(cfg.DataDir, "chaindata")
-	kv, err := pebble.New(dir, cfg.CacheMB, 512, "", false)
+	kv, err := pebble.New(dir, cfg.CacheMB, DatabaseHandles, "", false)
 	if err != nil {
 		return nil, nil, fmt.Errorf("open database %s: %w", dir, err)
 	}
