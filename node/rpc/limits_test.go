@@ -213,7 +213,7 @@ func TestRequestDeadline(t *testing.T) {
 
 // A call whose client hangs up is stopped.
 func TestCallStopsWhenClientLeaves(t *testing.T) {
-	n := newTestNode(t, 0, 0, func(c *Config, _ *pool.Config) { c.EVMTimeout, c.GasCap = time.Minute, 1 << 40 })
+	n := newTestNode(t, 0, 0, func(c *Config, _ *pool.Config) { c.EVMTimeout, c.GasCap = time.Minute, 1<<40 })
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -88,7 +88,7 @@ type Server struct {
 	unknown  *method // counts requests for methods that do not exist
 	filters  *filterSet
 	limiter  *ratelimit.Limiter // nil: no rate limits
-	requests sync.Pool // *request
+	requests sync.Pool          // *request
 	// precompiles are the EVM's, with an interruptible BLAKE2F (blake2f.go).
 	precompiles callPrecompiles
 }
