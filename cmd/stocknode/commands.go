@@ -85,6 +85,7 @@ func runNode(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	cfg.FDLimit = fds
 	setMemoryLimit(log)
+	go returnMemory(ctx, log)
 	n, err := node.New(cfg, log)
 	if err != nil {
 		return err
