@@ -1,10 +1,7 @@
 package ws
 
 import (
-	"bytes"
-	"context"
 	"encoding/binary"
-	"errors"
 	"net"
 	"sync"
 	"syscall"
@@ -82,16 +79,15 @@ func newConn(h *Hub, ws *websocket.Conn) *conn {
 		closed: make(chan struct{}),
 	}
 	c.setSocket(ws.UnderlyingConn())
-	// The library must never write on its own: it would interleave with
-	// our frames. Pongs and close replies go through send.
+	// The library must not write on its own: it would interleave with our
+	// frames. Pongs go through sendFrame; readLoop answers a close. (It
+	// still writes a close frame itself on a protocol error; see
+	// readFailed.)
 	ws.SetPingHandler(func(data string) error {
 		c.sendFrame(opPong, []byte(data))
 		return nil
 	})
-	ws.SetCloseHandler(func(code int, text string) error {
-		c.close(websocket.CloseNormalClosure, "")
-		return nil
-	})
+	ws.SetCloseHandler(func(int, string) error { return nil })
 	return c
 }
 
@@ -152,7 +148,7 @@ func (c *conn) send(m outMsg) bool {
 	}
 	if c.queued >= c.hub.cfg.SendQueue {
 		c.hub.metrics.slowDropped.Add(1)
-		c.closeLocked(websocket.ClosePolicyViolation, "subscriber too slow: send queue full")
+		c.closeLocked(websocket.ClosePolicyViolation, c.hub.cfg.slowReason())
 		return false
 	}
 	if m.sub != nil {
@@ -195,7 +191,7 @@ func (c *conn) close(code int, reason string) {
 // closeLocked drops what has not started to be written and queues the
 // close frame in its place: a client that reads slowly gets the close as
 // the next frame after the one it is in, not after the backlog that got it
-// closed. From here
+// closed. A code of 0 queues no frame (the library sent one). From here
 // the client has WriteTimeout to take the close.
 func (c *conn) closeLocked(code int, reason string) {
 	if c.closing {
@@ -207,9 +203,11 @@ func (c *conn) closeLocked(code int, reason string) {
 	if c.rest == 0 {
 		c.buf, c.sent = c.buf[:0], 0
 	}
-	msg := websocket.FormatCloseMessage(code, reason)
-	c.buf = appendFrameHeader(c.buf, opClose, len(msg))
-	c.buf = append(c.buf, msg...)
+	if code != 0 {
+		msg := websocket.FormatCloseMessage(code, reason)
+		c.buf = appendFrameHeader(c.buf, opClose, len(msg))
+		c.buf = append(c.buf, msg...)
+	}
 	c.net.SetWriteDeadline(time.Now().Add(c.hub.cfg.WriteTimeout))
 	c.flushLocked()
 	if !c.flushing {
@@ -431,36 +429,4 @@ func (c *conn) waitFlushed() {
 		time.Sleep(5 * time.Millisecond)
 	}
 	c.net.Close()
-}
-
-// readLoop serves requests until the client goes away or the connection is
-// closed; it runs on the upgrade goroutine.
-func (c *conn) readLoop(ctx context.Context) {
-	c.ws.SetReadLimit(c.hub.cfg.MessageLimit)
-	c.ws.SetReadDeadline(time.Now().Add(c.hub.cfg.IdleTimeout))
-	c.ws.SetPongHandler(func(string) error {
-		return c.ws.SetReadDeadline(time.Now().Add(c.hub.cfg.IdleTimeout))
-	})
-	for {
-		_, msg, err := c.ws.ReadMessage()
-		if err != nil {
-			var ce *websocket.CloseError
-			switch {
-			case errors.Is(err, websocket.ErrReadLimit):
-				c.close(websocket.CloseMessageTooBig, "message too large")
-			case errors.As(err, &ce):
-				c.close(websocket.CloseNormalClosure, "")
-			default:
-				c.close(websocket.CloseGoingAway, "")
-			}
-			return
-		}
-		c.ws.SetReadDeadline(time.Now().Add(c.hub.cfg.IdleTimeout))
-		if out := c.hub.handle(ctx, c, bytes.TrimSpace(msg)); len(out) > 0 {
-			if !c.send(outMsg{payload: &payload{b: out}}) {
-				return
-			}
-		}
-		c.activate()
-	}
 }

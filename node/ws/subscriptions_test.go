@@ -217,7 +217,9 @@ func TestSlowConsumerDropped(t *testing.T) {
 }
 
 // 1,000 connect/subscribe/disconnect cycles leave no goroutines or
-// subscriptions behind.
+// subscriptions behind, whoever closes: the client with a close frame or
+// without, or the server (invalid UTF-8; a protocol error, where the
+// library sends the close).
 func TestNoLeaksAfterManyConnections(t *testing.T) {
 	n := startNode(t, 50*time.Millisecond, ws.DefaultConfig())
 	warm := n.dial()
@@ -234,8 +236,15 @@ func TestNoLeaksAfterManyConnections(t *testing.T) {
 		if _, _, err := conn.ReadMessage(); err != nil {
 			t.Fatal(err)
 		}
-		if i%2 == 0 {
+		switch i % 4 {
+		case 0:
 			conn.WriteMessage(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseNormalClosure, ""))
+		case 2:
+			conn.WriteMessage(websocket.TextMessage, []byte("\xff"))
+			expectClose(t, conn, websocket.CloseInvalidFramePayloadData)
+		case 3:
+			conn.NetConn().Write(clientFrame(true, 3, nil))
+			expectClose(t, conn, websocket.CloseProtocolError)
 		}
 		conn.Close()
 	}
@@ -250,6 +259,14 @@ func TestNoLeaksAfterManyConnections(t *testing.T) {
 			t.Fatalf("after 1000 cycles: %d conns, %d subs, %d goroutines (baseline %d)", conns, subs, g, base)
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// expectClose reads until the server's close frame, which must have code.
+func expectClose(t *testing.T, conn *websocket.Conn, code int) {
+	t.Helper()
+	if _, ce := readToClose(t, conn); ce.Code != code {
+		t.Fatalf("close %d %q, want %d", ce.Code, ce.Text, code)
 	}
 }
 
