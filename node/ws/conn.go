@@ -350,7 +350,9 @@ func (c *conn) writeSome() error {
 }
 
 // flushFD is RawConn.Write's callback for the flusher: one non-blocking
-// send; false asks it to wait until the socket is writable.
+// send; false asks it to wait until the socket is writable. It takes wmu
+// while RawConn.Write holds the socket's write lock; nothing takes them
+// the other way round while a flusher runs (tryWrite runs only without).
 func (c *conn) flushFD(fd uintptr) bool {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
