@@ -1,10 +1,7 @@
 package ws
 
 import (
-	"bytes"
-	"context"
 	"encoding/binary"
-	"errors"
 	"net"
 	"sync"
 	"syscall"
@@ -30,8 +27,10 @@ type payload struct{ b []byte }
 // whichever goroutine sends (a broadcaster shard, the reader answering a
 // call) with one non-blocking write. Only when the socket cannot take them
 // do frames wait in the connection's buffer for a flusher goroutine, and a
-// connection with more than SendQueue messages waiting is closed as too
-// slow. No goroutine exists per idle connection besides its reader.
+// connection with SendQueue messages waiting that have not started to be
+// written is closed as too slow. A close drops those: the close frame goes
+// out right after the frame on the wire. No goroutine exists per idle
+// connection besides its reader.
 type conn struct {
 	id         uint64
 	shardIndex int // position in its shard's slice, guarded by the shard's lock
@@ -43,12 +42,21 @@ type conn struct {
 	// allocation per notification per subscriber.
 	writeFD func(fd uintptr) bool
 
-	wmu      sync.Mutex // guards the write state below
-	buf      []byte     // framed bytes not yet written
-	written  int        // what writeOnce wrote of buf
-	queued   int        // messages in buf
-	flushing bool       // a flusher goroutine owns the socket's writes
-	closing  bool       // a close frame is queued: nothing more is accepted
+	wmu sync.Mutex // guards the write state below
+	buf []byte     // framed bytes; buf[sent:] are not yet written
+	// sent is how much of buf is written; above zero only while a
+	// flusher runs. The flusher writes buf in place, as the socket takes
+	// it, so that a close still sees which frames have not started.
+	sent int
+	// rest is how much of buf[sent:] finishes frames already started: a
+	// frame partly on the wire must be finished before any other byte,
+	// close frame included, or the stream is garbled.
+	rest     int
+	queued   int           // data messages in buf not yet started
+	written  int           // what writeOnce wrote
+	errno    syscall.Errno // the flusher's failed send
+	flushing bool          // a flusher goroutine owns the socket's writes
+	closing  bool          // a close frame is queued: nothing more is accepted
 	closed   chan struct{}
 
 	mu sync.Mutex // guards subs (the reader adds and removes, shards read)
@@ -71,16 +79,15 @@ func newConn(h *Hub, ws *websocket.Conn) *conn {
 		closed: make(chan struct{}),
 	}
 	c.setSocket(ws.UnderlyingConn())
-	// The library must never write on its own: it would interleave with
-	// our frames. Pongs and close replies go through send.
+	// The library must not write on its own: it would interleave with our
+	// frames. Pongs go through sendFrame; readLoop answers a close. (It
+	// still writes a close frame itself on a protocol error; see
+	// readFailed.)
 	ws.SetPingHandler(func(data string) error {
 		c.sendFrame(opPong, []byte(data))
 		return nil
 	})
-	ws.SetCloseHandler(func(code int, text string) error {
-		c.close(websocket.CloseNormalClosure, "")
-		return nil
-	})
+	ws.SetCloseHandler(func(int, string) error { return nil })
 	return c
 }
 
@@ -118,6 +125,19 @@ func appendFrameHeader(b []byte, op byte, n int) []byte {
 	}
 }
 
+// frameLen is the length, header included, of the frame b starts with
+// (one appendFrameHeader wrote).
+func frameLen(b []byte) int {
+	switch n := int(b[1]); n {
+	case 126:
+		return 4 + int(binary.BigEndian.Uint16(b[2:]))
+	case 127:
+		return 10 + int(binary.BigEndian.Uint64(b[2:]))
+	default:
+		return 2 + n
+	}
+}
+
 // send frames m and writes or queues it; false when the connection is
 // closing or was just closed as too slow. It never blocks on the socket.
 func (c *conn) send(m outMsg) bool {
@@ -128,7 +148,7 @@ func (c *conn) send(m outMsg) bool {
 	}
 	if c.queued >= c.hub.cfg.SendQueue {
 		c.hub.metrics.slowDropped.Add(1)
-		c.closeLocked(websocket.ClosePolicyViolation, "subscriber too slow: send queue full")
+		c.closeLocked(websocket.ClosePolicyViolation, c.hub.cfg.slowReason())
 		return false
 	}
 	if m.sub != nil {
@@ -161,25 +181,34 @@ func (c *conn) sendFrame(op byte, data []byte) {
 }
 
 // close queues a close frame saying why and ends the connection once it
-// is written (or at once if the socket is stuck).
-func (c *conn) close(code int, text string) {
+// is written, or when the write deadline passes first.
+func (c *conn) close(code int, reason string) {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
-	c.closeLocked(code, text)
+	c.closeLocked(code, reason)
 }
 
-func (c *conn) closeLocked(code int, text string) {
+// closeLocked drops what has not started to be written and queues the
+// close frame in its place: a client that reads slowly gets the close as
+// the next frame after the one it is in, not after the backlog that got it
+// closed. A code of 0 queues no frame (the library sent one). From here
+// the client has WriteTimeout to take the close.
+func (c *conn) closeLocked(code int, reason string) {
 	if c.closing {
 		return
 	}
 	c.closing = true
 	close(c.closed)
-	// The close frame goes after what is queued (which may begin inside a
-	// partly written frame): a client that reads again gets it; one that
-	// does not is cut off when the flusher's write deadline passes.
-	msg := websocket.FormatCloseMessage(code, text)
-	c.buf = appendFrameHeader(c.buf, opClose, len(msg))
-	c.buf = append(c.buf, msg...)
+	c.buf, c.queued = c.buf[:c.sent+c.rest], 0
+	if c.rest == 0 {
+		c.buf, c.sent = c.buf[:0], 0
+	}
+	if code != 0 {
+		msg := websocket.FormatCloseMessage(code, reason)
+		c.buf = appendFrameHeader(c.buf, opClose, len(msg))
+		c.buf = append(c.buf, msg...)
+	}
+	c.net.SetWriteDeadline(time.Now().Add(c.hub.cfg.WriteTimeout))
 	c.flushLocked()
 	if !c.flushing {
 		c.net.Close()
@@ -187,26 +216,53 @@ func (c *conn) closeLocked(code int, text string) {
 }
 
 // flushLocked writes what it can without blocking; the rest waits for a
-// flusher goroutine.
+// flusher goroutine. Without a flusher the buffer holds only what was just
+// queued.
 func (c *conn) flushLocked() {
 	if c.flushing || len(c.buf) == 0 {
 		return
 	}
-	n := c.tryWrite()
-	if n == len(c.buf) {
-		c.buf, c.queued = c.buf[:0], 0
+	c.consume(c.tryWrite())
+	if len(c.buf) > 0 {
+		c.flushing = true
+		go c.flusher()
+	}
+}
+
+// consume marks n more bytes of the buffer written, counts the frames
+// they started and notes how much of the last one is left.
+func (c *conn) consume(n int) {
+	end := c.sent + c.rest // where the next unstarted frame begins
+	c.sent += n
+	if c.sent == len(c.buf) {
+		c.buf, c.sent, c.rest, c.queued = c.buf[:0], 0, 0, 0
 		if cap(c.buf) > 64<<10 {
 			c.buf = nil // a burst is over: give the memory back
 		}
 		return
 	}
-	c.buf = c.buf[:copy(c.buf, c.buf[n:])]
-	c.flushing = true
-	go c.flusher()
+	for end < c.sent {
+		end += c.start(end)
+	}
+	c.rest = end - c.sent
+	if c.sent > len(c.buf)/2 {
+		// More written than left: move the rest down, so a subscriber
+		// that never quite catches up does not grow the buffer forever.
+		c.buf = c.buf[:copy(c.buf, c.buf[c.sent:])]
+		c.sent = 0
+	}
+}
+
+// start counts the frame at buf[i] as started and returns its length.
+func (c *conn) start(i int) int {
+	if c.buf[i]&0x0f == opText {
+		c.queued--
+	}
+	return frameLen(c.buf[i:])
 }
 
 // tryWrite makes one non-blocking write of c.buf; it returns how much
-// was written. The caller holds wmu.
+// was written. The caller holds wmu, and no flusher runs.
 func (c *conn) tryWrite() int {
 	if c.raw == nil {
 		return 0 // TLS: the flusher writes through the TLS conn
@@ -224,31 +280,38 @@ func (c *conn) tryWrite() int {
 // monitor polling every 20 µs (a profile of a fan-out put 2% of the server
 // in the monitor's sleeps alone). send instead of write skips the VFS layer.
 func (c *conn) writeOnce(fd uintptr) bool {
-	if len(c.buf) == 0 {
-		return true
+	c.written, _ = c.sendBuf(fd)
+	return true // one attempt only
+}
+
+// sendBuf is one non-blocking send(2) of what is left of c.buf.
+func (c *conn) sendBuf(fd uintptr) (int, syscall.Errno) {
+	b := c.buf[c.sent:]
+	if len(b) == 0 {
+		return 0, 0
 	}
 	for {
 		n, _, errno := syscall.RawSyscall6(syscall.SYS_SENDTO, fd,
-			uintptr(unsafe.Pointer(&c.buf[0])), uintptr(len(c.buf)),
+			uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)),
 			syscall.MSG_DONTWAIT|syscall.MSG_NOSIGNAL, 0, 0)
-		if errno == syscall.EINTR {
-			continue
+		if errno != syscall.EINTR {
+			if errno != 0 {
+				n = 0
+			}
+			return int(n), errno
 		}
-		if errno == 0 {
-			c.written = int(n)
-		}
-		return true // one attempt only
 	}
 }
 
-// flusher writes the buffer with blocking writes until it is empty.
+// flusher writes the buffer as the socket takes it until it is empty,
+// then ends the connection if it is closing. Until it closes, the client
+// has WriteTimeout to take each next part; once it closes, WriteTimeout
+// from then (closeLocked) for the lot.
 func (c *conn) flusher() {
-	var out []byte
 	for {
 		c.wmu.Lock()
 		if len(c.buf) == 0 {
 			c.flushing = false
-			c.queued = 0
 			closing := c.closing
 			c.wmu.Unlock()
 			if closing {
@@ -256,57 +319,103 @@ func (c *conn) flusher() {
 			}
 			return
 		}
-		out, c.buf = c.buf, out[:0]
+		if !c.closing {
+			// Under wmu: a close setting its own deadline meanwhile wins.
+			c.net.SetWriteDeadline(time.Now().Add(c.hub.cfg.WriteTimeout))
+		}
 		c.wmu.Unlock()
-		c.net.SetWriteDeadline(time.Now().Add(c.hub.cfg.WriteTimeout))
-		if _, err := c.net.Write(out); err != nil {
-			c.wmu.Lock()
-			c.flushing, c.buf = false, nil
-			if !c.closing {
-				c.closing = true
-				close(c.closed)
-			}
-			c.wmu.Unlock()
-			c.net.Close()
+		if err := c.writeSome(); err != nil {
+			c.fail()
 			return
 		}
 	}
+}
+
+// writeSome waits until the socket takes part of the buffer and writes
+// it. Raw sockets are written in place under wmu, so that whatever has not
+// gone yet can still be dropped by a close.
+func (c *conn) writeSome() error {
+	if c.raw == nil {
+		return c.writeChunk()
+	}
+	if err := c.raw.Write(c.flushFD); err != nil {
+		return err
+	}
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	if c.errno != 0 {
+		return c.errno
+	}
+	return nil
+}
+
+// flushFD is RawConn.Write's callback for the flusher: one non-blocking
+// send; false asks it to wait until the socket is writable. It takes wmu
+// while RawConn.Write holds the socket's write lock; nothing takes them
+// the other way round while a flusher runs (tryWrite runs only without).
+func (c *conn) flushFD(fd uintptr) bool {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	n, errno := c.sendBuf(fd)
+	switch errno {
+	case 0:
+		c.consume(n)
+		return true
+	case syscall.EAGAIN:
+		return false
+	default:
+		c.errno = errno
+		return true
+	}
+}
+
+// tlsRecord is the most a TLS record holds. The flusher hands the TLS
+// conn whole frames up to this much at a time: it writes each record with
+// a system call of its own anyway, and a close then waits behind one
+// record at most.
+const tlsRecord = 16 << 10
+
+// writeChunk writes the next part of the buffer through the (TLS) conn
+// with a blocking write. What it hands over is started: a close no longer
+// drops it.
+func (c *conn) writeChunk() error {
+	c.wmu.Lock()
+	for end := c.sent + c.rest; end < len(c.buf); {
+		n := frameLen(c.buf[end:])
+		if c.rest > 0 && c.rest+n > tlsRecord {
+			break
+		}
+		c.start(end)
+		c.rest += n
+		end += n
+	}
+	chunk := c.buf[c.sent : c.sent+c.rest]
+	c.wmu.Unlock()
+	if _, err := c.net.Write(chunk); err != nil {
+		return err
+	}
+	c.wmu.Lock()
+	c.consume(len(chunk))
+	c.wmu.Unlock()
+	return nil
+}
+
+// fail ends a connection whose socket failed or whose client did not read
+// within the write deadline: there is no way left to tell it why.
+func (c *conn) fail() {
+	c.wmu.Lock()
+	c.flushing = false
+	c.buf, c.sent, c.rest, c.queued = nil, 0, 0, 0
+	if !c.closing {
+		c.closing = true
+		close(c.closed)
+	}
+	c.wmu.Unlock()
+	c.net.Close()
 }
 
 // ping keeps the connection alive; the broadcaster calls it periodically.
 func (c *conn) ping() { c.sendFrame(opPing, nil) }
-
-// readLoop serves requests until the client goes away or the connection is
-// closed; it runs on the upgrade goroutine.
-func (c *conn) readLoop(ctx context.Context) {
-	c.ws.SetReadLimit(c.hub.cfg.MessageLimit)
-	c.ws.SetReadDeadline(time.Now().Add(c.hub.cfg.IdleTimeout))
-	c.ws.SetPongHandler(func(string) error {
-		return c.ws.SetReadDeadline(time.Now().Add(c.hub.cfg.IdleTimeout))
-	})
-	for {
-		_, msg, err := c.ws.ReadMessage()
-		if err != nil {
-			var ce *websocket.CloseError
-			switch {
-			case errors.Is(err, websocket.ErrReadLimit):
-				c.close(websocket.CloseMessageTooBig, "message too large")
-			case errors.As(err, &ce):
-				c.close(websocket.CloseNormalClosure, "")
-			default:
-				c.close(websocket.CloseGoingAway, "")
-			}
-			return
-		}
-		c.ws.SetReadDeadline(time.Now().Add(c.hub.cfg.IdleTimeout))
-		if out := c.hub.handle(ctx, c, bytes.TrimSpace(msg)); len(out) > 0 {
-			if !c.send(outMsg{payload: &payload{b: out}}) {
-				return
-			}
-		}
-		c.activate()
-	}
-}
 
 // waitFlushed waits (bounded) until a flusher has written the close frame,
 // so the upgrade handler does not return while it still writes.

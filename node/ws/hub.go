@@ -206,7 +206,6 @@ func (h *Hub) serve(ws *websocket.Conn) {
 		cancel() // abort a running eth_call of a closed connection
 	}()
 	c.readLoop(ctx)
-	c.close(websocket.CloseNormalClosure, "")
 	shard.remove(c)
 	c.mu.Lock()
 	for _, sub := range c.subs {

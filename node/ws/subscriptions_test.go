@@ -1,6 +1,7 @@
 package ws_test
 
 import (
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,6 +14,7 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/fasthttp/websocket"
 
+	"github.com/stocknode/stocknode/internal/testcert"
 	"github.com/stocknode/stocknode/node/ws"
 )
 
@@ -166,13 +168,29 @@ func jsonEqual(a, b json.RawMessage) bool {
 }
 
 // A subscriber that stops reading is closed with a reason once its queue
-// fills, while a reading subscriber keeps receiving every head.
+// fills, while a reading subscriber keeps receiving every head; over WSS
+// too, where the flusher writes through the TLS conn.
 func TestSlowConsumerDropped(t *testing.T) {
-	cfg := ws.DefaultConfig()
-	cfg.SendQueue = 8
-	n := startNode(t, 20*time.Millisecond, cfg)
+	for _, wss := range []bool{false, true} {
+		t.Run(map[bool]string{false: "ws", true: "wss"}[wss], func(t *testing.T) {
+			cfg := ws.DefaultConfig()
+			cfg.SendQueue = 8
+			var n *testNode
+			dialer := websocket.DefaultDialer
+			if wss {
+				certFile, keyFile, pool := testcert.SelfSigned(t)
+				n = startNodeTLS(t, 20*time.Millisecond, cfg, certFile, keyFile)
+				dialer = &websocket.Dialer{TLSClientConfig: &tls.Config{RootCAs: pool}}
+			} else {
+				n = startNode(t, 20*time.Millisecond, cfg)
+			}
+			slowConsumerDropped(t, n, dialer)
+		})
+	}
+}
 
-	slow, _, err := websocket.DefaultDialer.Dial(n.url, nil)
+func slowConsumerDropped(t *testing.T, n *testNode, dialer *websocket.Dialer) {
+	slow, _, err := dialer.Dial(n.url, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,7 +201,7 @@ func TestSlowConsumerDropped(t *testing.T) {
 		slow.WriteMessage(websocket.TextMessage, []byte(`{"jsonrpc":"2.0","id":1,"method":"eth_subscribe","params":["newHeads"]}`))
 	}
 
-	fast := n.dial()
+	fast := n.dialWith(dialer)
 	sub := fast.subscribe("newHeads")
 	deadline := time.Now().Add(60 * time.Second)
 	for {
@@ -203,7 +221,8 @@ func TestSlowConsumerDropped(t *testing.T) {
 			t.Fatalf("fast subscriber missed a head: %d after %d", number(t, heads[i]), number(t, heads[i-1]))
 		}
 	}
-	// The slow client finds a close frame saying why once it reads.
+	// The slow client finds a close frame saying why once it reads, after
+	// well-formed frames.
 	var closeErr *websocket.CloseError
 	for {
 		slow.SetReadDeadline(time.Now().Add(10 * time.Second))
@@ -217,7 +236,9 @@ func TestSlowConsumerDropped(t *testing.T) {
 }
 
 // 1,000 connect/subscribe/disconnect cycles leave no goroutines or
-// subscriptions behind.
+// subscriptions behind, whoever closes: the client with a close frame or
+// without, or the server (invalid UTF-8; a protocol error, where the
+// library sends the close).
 func TestNoLeaksAfterManyConnections(t *testing.T) {
 	n := startNode(t, 50*time.Millisecond, ws.DefaultConfig())
 	warm := n.dial()
@@ -234,8 +255,15 @@ func TestNoLeaksAfterManyConnections(t *testing.T) {
 		if _, _, err := conn.ReadMessage(); err != nil {
 			t.Fatal(err)
 		}
-		if i%2 == 0 {
+		switch i % 4 {
+		case 0:
 			conn.WriteMessage(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseNormalClosure, ""))
+		case 2:
+			conn.WriteMessage(websocket.TextMessage, []byte("\xff"))
+			expectClose(t, conn, websocket.CloseInvalidFramePayloadData)
+		case 3:
+			conn.NetConn().Write(clientFrame(true, 3, nil))
+			expectClose(t, conn, websocket.CloseProtocolError)
 		}
 		conn.Close()
 	}
@@ -250,6 +278,14 @@ func TestNoLeaksAfterManyConnections(t *testing.T) {
 			t.Fatalf("after 1000 cycles: %d conns, %d subs, %d goroutines (baseline %d)", conns, subs, g, base)
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// expectClose reads until the server's close frame, which must have code.
+func expectClose(t *testing.T, conn *websocket.Conn, code int) {
+	t.Helper()
+	if _, ce := readToClose(t, conn); ce.Code != code {
+		t.Fatalf("close %d %q, want %d", ce.Code, ce.Text, code)
 	}
 }
 
