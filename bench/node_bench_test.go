@@ -1,7 +1,6 @@
 package bench
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"log/slog"
@@ -143,10 +142,9 @@ func BenchmarkServer(b *testing.B) {
 				bodies[i] = []byte(fmt.Sprintf(bench.body, i, addr))
 			}
 			out := make([]byte, 0, 512)
-			ctx := context.Background()
 			b.ReportAllocs()
 			for i := 0; b.Loop(); i++ {
-				out = n.srv.Handle(ctx, bodies[i%1024], out[:0])
+				out = n.srv.Handle(bodies[i%1024], out[:0])
 			}
 		})
 	}

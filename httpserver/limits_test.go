@@ -1,7 +1,6 @@
 package httpserver
 
 import (
-	"context"
 	"errors"
 	"io"
 	"log/slog"
@@ -188,7 +187,7 @@ type limitedRPC struct {
 	seen []string
 }
 
-func (l *limitedRPC) Serve(_ context.Context, p *peer.Peer, _, dst []byte) ([]byte, time.Duration) {
+func (l *limitedRPC) Serve(p *peer.Peer, _, dst []byte) ([]byte, time.Duration) {
 	l.mu.Lock()
 	l.seen = append(l.seen, p.Addr.String())
 	l.mu.Unlock()

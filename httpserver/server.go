@@ -25,7 +25,7 @@ import (
 // dst. A positive retryAfter says p is over its rate limit: the response
 // then holds the error, and the front end answers 429 with Retry-After.
 type RPC interface {
-	Serve(ctx context.Context, p *peer.Peer, body, dst []byte) (out []byte, retryAfter time.Duration)
+	Serve(p *peer.Peer, body, dst []byte) (out []byte, retryAfter time.Duration)
 }
 
 // Health reports the chain head for GET /health.
@@ -77,11 +77,6 @@ type Server struct {
 	srv    *fasthttp.Server
 	ln     *listener
 	bufs   sync.Pool // *[]byte response scratch
-	// life is Serve's context, the one RPC handlers get. Not fasthttp's
-	// RequestCtx: that is a context whose Done is not a standard context's,
-	// so every context.AfterFunc on it (one per eth_call) would start a
-	// goroutine.
-	life context.Context
 }
 
 // New returns a server; Listen binds it.
@@ -134,7 +129,6 @@ func (s *Server) Addr() net.Addr { return s.ln.Addr() }
 
 // Serve serves until ctx ends, then shuts down gracefully.
 func (s *Server) Serve(ctx context.Context) error {
-	s.life = ctx
 	errc := make(chan error, 1)
 	go func() {
 		if s.cfg.TLSCert != "" {
@@ -212,7 +206,7 @@ func (s *Server) serveRPC(ctx *fasthttp.RequestCtx) {
 		return
 	}
 	bp := s.bufs.Get().(*[]byte)
-	out, retryAfter := s.rpc.Serve(s.life, s.Peer(ctx), ctx.PostBody(), (*bp)[:0])
+	out, retryAfter := s.rpc.Serve(s.Peer(ctx), ctx.PostBody(), (*bp)[:0])
 	if retryAfter > 0 {
 		ctx.SetStatusCode(fasthttp.StatusTooManyRequests)
 		ctx.Response.Header.Set("Retry-After", strconv.Itoa(int((retryAfter+time.Second-1)/time.Second)))

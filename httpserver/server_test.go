@@ -19,7 +19,7 @@ import (
 // echoRPC answers every body with a fixed-size result.
 type echoRPC struct{ size int }
 
-func (e echoRPC) Serve(_ context.Context, _ *peer.Peer, body, dst []byte) ([]byte, time.Duration) {
+func (e echoRPC) Serve(_ *peer.Peer, body, dst []byte) ([]byte, time.Duration) {
 	dst = append(dst, `{"jsonrpc":"2.0","id":1,"result":"`...)
 	dst = append(dst, strings.Repeat("a", e.size)...)
 	return append(dst, `"}`...), 0

@@ -134,6 +134,7 @@ func (n *Node) startAPI() error {
 	n.rpc = rpc.New(n.cfg.RPC, rpc.Backend{Chain: n.chain, Pool: n.pool, Snapshots: n.store, Calls: n.calls}, n.reg)
 	n.http = httpserver.New(n.cfg.HTTP, n.rpc, n.health)
 	if !n.cfg.WSDisabled {
+		n.cfg.WS.Peer = n.http.Peer
 		n.hub = ws.New(n.cfg.WS, n.rpc, n.chain, n.log)
 		n.http.Handle("/ws", n.hub.Handler)
 		n.seq.SetListener(n.hub)
@@ -312,6 +313,9 @@ func (n *Node) Run(ctx context.Context) error {
 	}
 	err := n.seq.Run(ctx)
 	cancel()
+	// Running calls end now: a connection does not close while its reader
+	// is inside one, and the hub waits for every connection.
+	n.calls.Close()
 	<-hubDone
 	err = errors.Join(err, <-httpDone)
 	head := n.chain.Head()

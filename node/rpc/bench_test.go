@@ -1,7 +1,6 @@
 package rpc
 
 import (
-	"context"
 	"fmt"
 	"math/big"
 	"testing"
@@ -20,11 +19,10 @@ func BenchmarkHandleGetBalance(b *testing.B) {
 				bodies[i] = []byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"eth_getBalance","params":["0x%040x","%s"]}`, i, i*7919, tag))
 			}
 			out := make([]byte, 0, 512)
-			ctx := context.Background()
 			b.ReportAllocs()
 			b.ResetTimer()
 			for i := 0; b.Loop(); i++ {
-				out = n.srv.Handle(ctx, bodies[i%1024], out[:0])
+				out = n.srv.Handle(bodies[i%1024], out[:0])
 			}
 		})
 	}
@@ -44,11 +42,10 @@ func BenchmarkHandleCall(b *testing.B) {
 				bodies[i] = []byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"eth_call","params":[{"to":"%s","data":"0x70a08231000000000000000000000000%040x"},"%s"]}`, i, contract, i*7919, tag))
 			}
 			out := make([]byte, 0, 512)
-			ctx := context.Background()
 			b.ReportAllocs()
 			b.ResetTimer()
 			for i := 0; b.Loop(); i++ {
-				out = n.srv.Handle(ctx, bodies[i%1024], out[:0])
+				out = n.srv.Handle(bodies[i%1024], out[:0])
 			}
 		})
 	}

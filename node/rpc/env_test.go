@@ -99,7 +99,7 @@ type rpcResponse struct {
 
 // raw sends body and returns the raw response.
 func (n *testNode) raw(body string) string {
-	return string(n.srv.Handle(context.Background(), []byte(body), nil))
+	return string(n.srv.Handle([]byte(body), nil))
 }
 
 // call sends one request with params given as Go values (JSON-encoded).

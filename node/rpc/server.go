@@ -4,7 +4,6 @@
 package rpc
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -111,7 +110,6 @@ const maxArgs = 4
 // origin is who sent a body, until when it must be answered, and how much
 // room its response has left.
 type origin struct {
-	ctx      context.Context
 	peer     *peer.Peer // nil: a local caller (tests, benchmarks)
 	deadline time.Time  // zero: none
 	room     int        // bytes the response may still take
@@ -164,20 +162,14 @@ type Extension func(req *codec.Request, dst []byte) ([]byte, bool)
 // Handle answers body, a single request or a batch, for a local caller by
 // appending the response to dst. It returns dst unchanged when nothing is
 // to be sent back (a notification, or a batch of notifications).
-func (s *Server) Handle(ctx context.Context, body, dst []byte) []byte {
-	out, _ := s.HandleFrom(ctx, nil, body, dst, nil)
-	return out
-}
-
-// HandleWith is Handle with the transport's extra methods.
-func (s *Server) HandleWith(ctx context.Context, body, dst []byte, ext Extension) []byte {
-	out, _ := s.HandleFrom(ctx, nil, body, dst, ext)
+func (s *Server) Handle(body, dst []byte) []byte {
+	out, _ := s.HandleFrom(nil, body, dst, nil)
 	return out
 }
 
 // Serve is HandleFrom for HTTP, which has no extra methods.
-func (s *Server) Serve(ctx context.Context, p *peer.Peer, body, dst []byte) ([]byte, time.Duration) {
-	return s.HandleFrom(ctx, p, body, dst, nil)
+func (s *Server) Serve(p *peer.Peer, body, dst []byte) ([]byte, time.Duration) {
+	return s.HandleFrom(p, body, dst, nil)
 }
 
 // HandleFrom answers body for the client p (nil: a local caller), with the
@@ -185,13 +177,13 @@ func (s *Server) Serve(ctx context.Context, p *peer.Peer, body, dst []byte) ([]b
 // first: over them, every request is answered -32005 and retryAfter says
 // when p may try again. p keys the client's share of the call bound, and
 // work for p stops when p hangs up.
-func (s *Server) HandleFrom(ctx context.Context, p *peer.Peer, body, dst []byte, ext Extension) (out []byte, retry time.Duration) {
+func (s *Server) HandleFrom(p *peer.Peer, body, dst []byte, ext Extension) (out []byte, retry time.Duration) {
 	if s.limiter != nil && p != nil {
 		if d := s.admit(p, body); d != nil {
 			return appendDenied(dst, body, d), retryAfter(d)
 		}
 	}
-	o := origin{ctx: ctx, peer: p, room: s.cfg.BatchResponseLimit}
+	o := origin{peer: p, room: s.cfg.BatchResponseLimit}
 	if s.cfg.RequestTimeout > 0 {
 		o.deadline = time.Now().Add(s.cfg.RequestTimeout)
 	}

@@ -9,6 +9,8 @@ import (
 	"unsafe"
 
 	"github.com/fasthttp/websocket"
+
+	"github.com/stocknode/stocknode/peer"
 )
 
 // outMsg is one message to send. A direct response is payload alone; a
@@ -33,7 +35,8 @@ type payload struct{ b []byte }
 // connection besides its reader.
 type conn struct {
 	id         uint64
-	shardIndex int // position in its shard's slice, guarded by the shard's lock
+	peer       *peer.Peer // the client, for its rate limits and hang-up
+	shardIndex int        // position in its shard's slice, guarded by the shard's lock
 	ws         *websocket.Conn
 	hub        *Hub
 	net        net.Conn        // the socket, for blocking writes and close

@@ -21,6 +21,7 @@ import (
 	"github.com/stocknode/stocknode/node/pending"
 	"github.com/stocknode/stocknode/node/rpc"
 	"github.com/stocknode/stocknode/node/txpool"
+	"github.com/stocknode/stocknode/peer"
 )
 
 // Config holds the WebSocket limits.
@@ -34,6 +35,9 @@ type Config struct {
 	IdleTimeout  time.Duration // no message or pong for this long closes the connection
 	WriteTimeout time.Duration // one write may take this long
 	Shards       int           // broadcaster shards
+	// Peer names the client of an upgrade request (the front end's, which
+	// believes trusted proxies); nil takes the connection's peer.
+	Peer func(*fasthttp.RequestCtx) *peer.Peer
 }
 
 // DefaultConfig sizes the endpoint for 10,000+ subscribers.
@@ -184,11 +188,12 @@ func (h *Hub) Handler(ctx *fasthttp.RequestCtx) {
 		ctx.Error("too many WebSocket connections", fasthttp.StatusServiceUnavailable)
 		return
 	}
+	client := h.peerOf(ctx)
 	h.wg.Add(1)
 	err := h.upgrader.Upgrade(ctx, func(ws *websocket.Conn) {
 		defer h.wg.Done()
 		defer h.conns.Add(-1)
-		h.serve(ws)
+		h.serve(ws, client)
 	})
 	if err != nil {
 		h.wg.Done()
@@ -196,16 +201,26 @@ func (h *Hub) Handler(ctx *fasthttp.RequestCtx) {
 	}
 }
 
-func (h *Hub) serve(ws *websocket.Conn) {
+// peerOf is the client of an upgrade request: Config.Peer's answer (which
+// believes trusted proxies), or the connection's own.
+func (h *Hub) peerOf(ctx *fasthttp.RequestCtx) *peer.Peer {
+	if h.cfg.Peer != nil {
+		if p := h.cfg.Peer(ctx); p != nil {
+			return p
+		}
+	}
+	return peer.FromConn(ctx.Conn())
+}
+
+// serve reads client's requests until the connection ends. A call still
+// running when the client hangs up, or the server closes the connection,
+// is stopped by the call bound, which asks client whether it is still there.
+func (h *Hub) serve(ws *websocket.Conn, client *peer.Peer) {
 	c := newConn(h, ws)
+	c.peer = client
 	shard := h.shards[c.id%uint64(len(h.shards))]
 	shard.add(c)
-	ctx, cancel := context.WithCancel(context.Background())
-	go func() {
-		<-c.closed
-		cancel() // abort a running eth_call of a closed connection
-	}()
-	c.readLoop(ctx)
+	c.readLoop()
 	shard.remove(c)
 	c.mu.Lock()
 	for _, sub := range c.subs {

@@ -2,7 +2,6 @@ package ws
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -20,7 +19,7 @@ var errTooLarge = errors.New("message too large")
 // readLoop serves requests until the client goes away or the connection is
 // closed; it runs on the upgrade goroutine and returns with the connection
 // closing.
-func (c *conn) readLoop(ctx context.Context) {
+func (c *conn) readLoop() {
 	idle := c.hub.cfg.IdleTimeout
 	c.ws.SetReadDeadline(time.Now().Add(idle))
 	c.ws.SetPongHandler(func(string) error {
@@ -40,7 +39,7 @@ func (c *conn) readLoop(ctx context.Context) {
 			return
 		}
 		c.ws.SetReadDeadline(time.Now().Add(idle))
-		if out := c.hub.handle(ctx, c, bytes.TrimSpace(msg)); len(out) > 0 {
+		if out := c.hub.handle(c, bytes.TrimSpace(msg)); len(out) > 0 {
 			if !c.send(outMsg{payload: &payload{b: out}}) {
 				return
 			}

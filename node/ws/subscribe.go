@@ -1,7 +1,6 @@
 package ws
 
 import (
-	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
@@ -41,8 +40,10 @@ type subscription struct {
 
 // handle answers one incoming message: eth_subscribe and eth_unsubscribe
 // here, every other method through the RPC server's handlers.
-func (h *Hub) handle(ctx context.Context, c *conn, msg []byte) []byte {
-	out := h.rpc.HandleWith(ctx, msg, nil, func(req *codec.Request, dst []byte) ([]byte, bool) {
+// Every message is charged to the client's rate limits as an HTTP request
+// would be.
+func (h *Hub) handle(c *conn, msg []byte) []byte {
+	out, _ := h.rpc.HandleFrom(c.peer, msg, nil, func(req *codec.Request, dst []byte) ([]byte, bool) {
 		switch string(req.Method) {
 		case "eth_subscribe":
 			return h.subscribe(c, req, dst), true

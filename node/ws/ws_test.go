@@ -44,6 +44,14 @@ func startNode(t *testing.T, blockTime time.Duration, wsCfg ws.Config) *testNode
 
 func startNodeTLS(t *testing.T, blockTime time.Duration, wsCfg ws.Config, certFile, keyFile string) *testNode {
 	t.Helper()
+	return startNodeWith(t, blockTime, wsCfg, func(cfg *node.Config) {
+		cfg.HTTP.TLSCert, cfg.HTTP.TLSKey = certFile, keyFile
+	})
+}
+
+// startNodeWith starts a node whose configuration configure adjusts.
+func startNodeWith(t *testing.T, blockTime time.Duration, wsCfg ws.Config, configure func(*node.Config)) *testNode {
+	t.Helper()
 	cfg := node.Config{
 		Dev:       true,
 		Sequencer: sequencer.Config{BlockTime: blockTime, PreconfInterval: blockTime / 2},
@@ -52,7 +60,8 @@ func startNodeTLS(t *testing.T, blockTime time.Duration, wsCfg ws.Config, certFi
 		WS:        wsCfg,
 	}
 	cfg.HTTP.Addr = "127.0.0.1:0"
-	cfg.HTTP.TLSCert, cfg.HTTP.TLSKey = certFile, keyFile
+	configure(&cfg)
+	certFile := cfg.HTTP.TLSCert
 	n, err := node.New(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		t.Fatal(err)
