@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/stocknode/stocknode/loadtest/workload"
 )
@@ -184,17 +185,17 @@ func formatAbuseTable(results []attackResult) string {
 	widths := make([]int, len(abuseColumns))
 	for _, row := range rows {
 		for i, cell := range row {
-			widths[i] = max(widths[i], len(cell))
+			widths[i] = max(widths[i], utf8.RuneCountInString(cell)) // "µs" is one column wide
 		}
 	}
 	var b strings.Builder
 	for _, row := range rows {
 		for i, cell := range row {
+			b.WriteString(cell)
 			if i == len(row)-1 {
-				b.WriteString(cell)
 				break
 			}
-			fmt.Fprintf(&b, "%-*s  ", widths[i], cell)
+			b.WriteString(strings.Repeat(" ", widths[i]-utf8.RuneCountInString(cell)+2))
 		}
 		b.WriteString("\n")
 	}
