@@ -172,9 +172,12 @@ type battery struct {
 }
 
 // attacks is the battery in its order: the checks first (short, and they
-// rarely hurt the node), then the CPU and memory attacks, and last the
-// connection floods, which are the likeliest to leave a node that is not
-// hardened unable to accept anyone.
+// rarely hurt the node), then the CPU and memory attacks, then slowloris;
+// the abandoned batch and the idle connections come last because on a
+// node that is not hardened they outlast themselves: the batch's calls
+// run on for minutes after it (every attack after it starts with the
+// node busy, and says so), and the idle connections can leave the node
+// unable to accept anyone.
 func (b *battery) attacks() []attack {
 	c := b.cfg
 	quick := 2*c.StepTimeout + 10*time.Second
@@ -189,11 +192,11 @@ func (b *battery) attacks() []attack {
 		{name: "blake2f", limit: heavy, run: b.heavyCallsAttack(b.blake2fCall)},
 		{name: "modexp", limit: heavy, run: b.heavyCallsAttack(b.modexpCall)},
 		{name: "gas-burn", limit: heavy, run: b.heavyCallsAttack(b.gasBurnCall)},
-		{name: "abandoned-batch", limit: c.BatchAbandon + 2*c.BatchWatch + quick, run: b.abandonedBatch},
 		{name: "fee-history", limit: heavy, run: b.feeHistory},
 		{name: "get-logs", limit: heavy, prepare: b.prepareGetLogs},
 		{name: "filters", limit: c.Duration + c.RequestTimeout, run: b.manyFilters},
 		{name: "slowloris", limit: c.SlowlorisHold + c.IdleDialFor + quick, run: b.slowloris},
+		{name: "abandoned-batch", limit: c.BatchAbandon + 2*c.BatchWatch + quick, run: b.abandonedBatch},
 		{name: "idle-conns", limit: c.IdleDialFor + c.Duration + time.Minute, run: b.idleConns},
 	}
 }
