@@ -115,7 +115,7 @@ func abuseFlags(fs *flag.FlagSet) *abuseConfig {
 	fs.IntVar(&c.FeeHistoryPercentiles, "fee-history-percentiles", 30_000, "fee-history: reward percentiles per request")
 	fs.IntVar(&c.FeeHistoryBlocks, "fee-history-blocks", 1024, "fee-history: block count per request")
 
-	fs.IntVar(&c.Logs, "logs", 500_000, "get-logs: logs emitted on chain before the attack (LOG0s of one contract, 25,000 per transaction from development account 9: 500,000 set up in about 10 s and answer about 180 MB)")
+	fs.IntVar(&c.Logs, "logs", 500_000, "get-logs: logs emitted on chain before the attack (LOG0s of one contract, 25,000 a transaction from development account 9, two transactions a block: 500,000 take a few seconds to set up and answer about 180 MB, 362 bytes a log)")
 	fs.IntVar(&c.LogsRequests, "logs-requests", 4, "get-logs: eth_getLogs over all of them at once, repeated for -duration")
 
 	fs.IntVar(&c.Filters, "filters", 800, "filters: eth_newFilter calls")

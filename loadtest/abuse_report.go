@@ -85,31 +85,42 @@ func (r *attackResult) judge(t abuseTargets) {
 	if !r.AnswersAfter {
 		r.Reasons = append(r.Reasons, "no answer after the attack: "+strings.Join(r.AfterProblems, "; "))
 	}
-	if !r.Check {
-		switch {
-		case r.Canary.Count == 0:
-			r.Reasons = append(r.Reasons, "no canary samples")
-		case r.Canary.P99 >= t.CanaryP99:
-			r.Reasons = append(r.Reasons, fmt.Sprintf("canary p99 %s >= %v", fmtDur(r.Canary.P99), t.CanaryP99))
+	switch {
+	case r.Check:
+	case r.Canary.Count == 0: // the canary's first sample is at the start: it never ran
+		if r.Error == "" {
+			r.Reasons = append(r.Reasons, "not measured (no canary samples)")
 		}
-		switch {
-		case r.BlocksPerSec == nil:
-			r.Reasons = append(r.Reasons, "blocks/s not measured (no block number answered)")
-		case *r.BlocksPerSec < t.MinBlocksPerSec:
-			r.Reasons = append(r.Reasons, fmt.Sprintf("%.2f blocks/s < %.1f", *r.BlocksPerSec, t.MinBlocksPerSec))
-		}
-		if r.RSSBefore > 0 {
-			if r.RSSAfter == 0 {
-				r.Reasons = append(r.Reasons, "no RSS after (the node's process is gone)")
-			} else if grew := r.RSSAfter - r.RSSBefore; grew > t.RSSTolerance {
-				r.Reasons = append(r.Reasons, fmt.Sprintf("RSS after is %s above before (tolerance %s)", mib(grew), mib(t.RSSTolerance)))
-			}
-			if grew := r.RSSPeak - r.RSSBefore; t.RSSPeakGrowth > 0 && grew > t.RSSPeakGrowth {
-				r.Reasons = append(r.Reasons, fmt.Sprintf("RSS peaked %s above before (limit %s)", mib(grew), mib(t.RSSPeakGrowth)))
-			}
-		}
+	default:
+		r.Reasons = append(r.Reasons, t.misses(*r)...)
 	}
 	r.Pass = len(r.Reasons) == 0
+}
+
+// misses are the targets a measured attack missed.
+func (t abuseTargets) misses(r attackResult) []string {
+	var reasons []string
+	if r.Canary.P99 >= t.CanaryP99 {
+		reasons = append(reasons, fmt.Sprintf("canary p99 %s >= %v", fmtDur(r.Canary.P99), t.CanaryP99))
+	}
+	switch {
+	case r.BlocksPerSec == nil:
+		reasons = append(reasons, "blocks/s not measured (no block number answered)")
+	case *r.BlocksPerSec < t.MinBlocksPerSec:
+		reasons = append(reasons, fmt.Sprintf("%.2f blocks/s < %.1f", *r.BlocksPerSec, t.MinBlocksPerSec))
+	}
+	if r.RSSBefore <= 0 {
+		return reasons // no -pid
+	}
+	if r.RSSAfter == 0 {
+		reasons = append(reasons, "no RSS after (the node's process is gone)")
+	} else if grew := r.RSSAfter - r.RSSBefore; grew > t.RSSTolerance {
+		reasons = append(reasons, fmt.Sprintf("RSS after is %s above before (tolerance %s)", mib(grew), mib(t.RSSTolerance)))
+	}
+	if grew := r.RSSPeak - r.RSSBefore; t.RSSPeakGrowth > 0 && grew > t.RSSPeakGrowth {
+		reasons = append(reasons, fmt.Sprintf("RSS peaked %s above before (limit %s)", mib(grew), mib(t.RSSPeakGrowth)))
+	}
+	return reasons
 }
 
 // verdict is the table's last column.
