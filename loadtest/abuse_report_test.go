@@ -29,7 +29,9 @@ func TestJudge(t *testing.T) {
 		{"within the targets", func(r *attackResult) {}, nil},
 		{"slow canary", func(r *attackResult) { r.Canary.P99 = 3 * time.Second }, []string{"canary p99 3.00s"}},
 		{"not measured", func(r *attackResult) { r.Canary = workload.Durations{} }, []string{"not measured"}},
-		{"setup failed", func(r *attackResult) { r.Canary, r.BlocksPerSec, r.Error = workload.Durations{}, nil, "setup: no blocks" },
+		{"setup failed", func(r *attackResult) {
+			r.Canary, r.BlocksPerSec, r.Error = workload.Durations{}, nil, "setup: no blocks"
+		},
 			[]string{"error: setup: no blocks"}},
 		{"slow chain", func(r *attackResult) { r.BlocksPerSec = rate(0.6) }, []string{"0.60 blocks/s < 4.5"}},
 		{"blocks not measured", func(r *attackResult) { r.BlocksPerSec = nil }, []string{"blocks/s not measured"}},
