@@ -2,12 +2,12 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"net"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 )
@@ -127,6 +127,39 @@ func abuseFlags(fs *flag.FlagSet) *abuseConfig {
 	fs.DurationVar(&c.WSSlowStall, "ws-slow-stall", 5*time.Second, "ws-slow-close: how long the subscriber does not read")
 	fs.IntVar(&c.WSSlowMaxBytes, "ws-slow-max-bytes", 4<<20, "ws-slow-close: at most this much data may come before the close frame (a loopback socket's kernel buffers hold a few MB)")
 	return c
+}
+
+// checkSizes refuses sizes and times that make no attack (an attack is
+// left out with -attacks, not by a zero size).
+func (c abuseConfig) checkSizes() error {
+	var bad []string
+	for name, v := range map[string]int{"idle-conns": c.IdleConns, "idle-per-process": c.IdlePerProcess,
+		"slowloris-conns": c.SlowlorisConns, "heavy-callers": c.HeavyCallers, "modexp-exp-bytes": c.ModexpExpBytes,
+		"modexp-mod-bytes": c.ModexpModBytes, "batch-calls": c.BatchCalls, "fee-history-requests": c.FeeHistoryRequests,
+		"fee-history-percentiles": c.FeeHistoryPercentiles, "fee-history-blocks": c.FeeHistoryBlocks, "logs": c.Logs,
+		"logs-requests": c.LogsRequests, "filters": c.Filters, "filter-addresses": c.FilterAddresses, "filter-topics": c.FilterTopics,
+		"ws-oversize-bytes": c.WSOversizeBytes, "ws-slow-requests": c.WSSlowRequests, "ws-slow-max-bytes": c.WSSlowMaxBytes,
+		"blake2f-rounds": int(min(c.Blake2fRounds, 1<<31))} {
+		if v < 1 {
+			bad = append(bad, "-"+name)
+		}
+	}
+	for name, d := range map[string]time.Duration{"duration": c.Duration, "canary-interval": c.CanaryInterval,
+		"canary-timeout": c.CanaryTimeout, "step-timeout": c.StepTimeout, "request-timeout": c.RequestTimeout,
+		"setup-timeout": c.SetupTimeout, "idle-dial-for": c.IdleDialFor, "slowloris-interval": c.SlowlorisInterval,
+		"slowloris-hold": c.SlowlorisHold, "batch-watch": c.BatchWatch} {
+		if d <= 0 {
+			bad = append(bad, "-"+name)
+		}
+	}
+	if c.Settle < 0 || c.Recover < 0 || c.BatchAbandon < 0 || c.WSSlowStall < 0 || c.RSSToleranceMB < 0 || c.RSSPeakMB < 0 {
+		bad = append(bad, "a negative time or memory limit")
+	}
+	if len(bad) > 0 {
+		slices.Sort(bad)
+		return fmt.Errorf("%s: must be positive", strings.Join(bad, ", "))
+	}
+	return nil
 }
 
 func (c abuseConfig) targets() abuseTargets {
@@ -290,8 +323,8 @@ func newBattery(cfg abuseConfig, log io.Writer) (*battery, error) {
 	if _, _, _, err := hostAndPath(cfg.URL); err != nil {
 		return nil, err
 	}
-	if cfg.Duration <= 0 || cfg.CanaryInterval <= 0 || cfg.CanaryTimeout <= 0 || cfg.StepTimeout <= 0 || cfg.RequestTimeout <= 0 {
-		return nil, errors.New("-duration, -canary-interval, -canary-timeout, -step-timeout and -request-timeout must be positive")
+	if err := cfg.checkSizes(); err != nil {
+		return nil, err
 	}
 	ip, err := attackerIP(cfg.AttackerIP, cfg.URL)
 	if err != nil {

@@ -237,3 +237,14 @@ func TestFilterTemplate(t *testing.T) {
 		t.Fatal("every filter must differ")
 	}
 }
+
+func TestCheckSizes(t *testing.T) {
+	cfg := testAbuseConfig(t, "http://127.0.0.1:1")
+	if err := cfg.checkSizes(); err != nil {
+		t.Fatalf("the defaults: %v", err)
+	}
+	cfg.Filters, cfg.Duration = -1, 0
+	if err := cfg.checkSizes(); err == nil || !strings.Contains(err.Error(), "-duration, -filters") {
+		t.Fatalf("a negative size and a zero time: %v", err)
+	}
+}

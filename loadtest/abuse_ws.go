@@ -161,7 +161,7 @@ func (b *battery) wsOversize(ctx context.Context) outcome {
 	out.detailf("one %s text message (%s of it sent%s): %s", byteSize(int64(b.cfg.WSOversizeBytes)), byteSize(written), errSuffix(werr), e)
 	switch {
 	case !e.closed:
-		out.unexpectedf("no close frame (want %d and a reason)", wsCloseTooBig)
+		out.unexpectedf("no close frame (want %d and a reason): %v", wsCloseTooBig, e.err)
 	case e.code != wsCloseTooBig:
 		out.unexpectedf("closed with %d (want %d)", e.code, wsCloseTooBig)
 	case e.reason == "":
@@ -270,7 +270,7 @@ func (b *battery) wsSlowClose(ctx context.Context) outcome {
 		subs, b.cfg.WSSlowRequests, percentiles, blocks, byteSize(int64(6*blocks*percentiles)), b.cfg.WSSlowStall, e)
 	switch {
 	case !e.closed:
-		out.unexpectedf("not closed with a close frame as a slow subscriber (want %d)", wsCloseTooSlow)
+		out.unexpectedf("no close frame for a slow subscriber (want %d): %v after %s of data", wsCloseTooSlow, e.err, byteSize(e.dataBytes))
 	case e.dataBytes > int64(b.cfg.WSSlowMaxBytes):
 		out.unexpectedf("the close frame came behind %s of queued data (at most %s)", byteSize(e.dataBytes), byteSize(int64(b.cfg.WSSlowMaxBytes)))
 	}
