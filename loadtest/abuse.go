@@ -278,6 +278,7 @@ func runAbuse(ctx context.Context, cfg abuseConfig, log io.Writer) (abuseReport,
 	if err != nil {
 		return report, err
 	}
+	defer b.close()
 	attacks, err := b.selectAttacks(cfg.Attacks)
 	if err != nil {
 		return report, err
@@ -331,6 +332,13 @@ func newBattery(cfg abuseConfig, log io.Writer) (*battery, error) {
 		return nil, err
 	}
 	return &battery{cfg: cfg, attackerIP: ip, log: log}, nil
+}
+
+// close drops the battery's own keep-alive connections.
+func (b *battery) close() {
+	if b.tx != nil {
+		b.tx.rpc.client.CloseIdleConnections()
+	}
 }
 
 // attackerIP is the source address of the attacking connections: a
