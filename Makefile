@@ -5,7 +5,7 @@ BIN     := bin/stocknode
 DATADIR ?= ./stocknode-data
 ARGS    ?=
 
-.PHONY: build run dev test test-short vet clean conformance bench profile loadtest compare
+.PHONY: build run dev test test-short vet clean conformance bench profile loadtest compare abuse
 
 build:
 	$(GO) build -o $(BIN) ./cmd/stocknode
@@ -53,3 +53,7 @@ bench:
 ## profile: CPU and allocation profiles of stocknode under load in ./profiles (METHOD=mix|getBalance|call).
 profile:
 	METHOD=$(METHOD) bash scripts/profile.sh
+
+## abuse: hostile clients (connection floods, heavy eth_calls, huge answers, malformed HTTP and WebSocket) against a fresh --dev node, with a canary; flags in ABUSE_ARGS (e.g. '-attacks cl-te,blake2f -duration 10s').
+abuse:
+	bash scripts/abuse.sh $(ABUSE_ARGS)

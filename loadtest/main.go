@@ -6,6 +6,7 @@
 //	go run ./loadtest http      -url http://127.0.0.1:8545 -method getBalance|call|blockNumber|mix -tag latest|pending -c 1,4,16,64,256 -duration 6s [-pipeline N]
 //	go run ./loadtest flood     -url http://127.0.0.1:8545 -accounts 1024 -senders 64 -duration 6s
 //	go run ./loadtest genesis   -accounts 1000000 -out genesis.json   (for the state-size measurement)
+//	go run ./loadtest abuse     -url http://127.0.0.1:8545 -pid PID [-metrics http://127.0.0.1:6060/metrics] [-attacks blake2f,cl-te,...]
 //
 // Only loopback addresses are accepted: load never leaves the machine.
 package main
@@ -60,6 +61,12 @@ func main() {
 		cfg := genesisFlags(fs)
 		fs.Parse(os.Args[2:])
 		report, err = runGenesis(*cfg)
+	case "abuse":
+		cfg := abuseFlags(fs)
+		fs.Parse(os.Args[2:])
+		report, err = runAbuse(ctx, *cfg, os.Stderr)
+	case abuseHoldMode: // idle-conns' child processes
+		os.Exit(runAbuseHold(ctx, os.Args[2:], os.Stdin, os.Stdout))
 	default:
 		usage()
 	}
@@ -71,13 +78,17 @@ func main() {
 		enc := json.NewEncoder(os.Stdout)
 		enc.SetIndent("", "  ")
 		enc.Encode(report)
-		return
+	} else {
+		fmt.Println(report)
 	}
-	fmt.Println(report)
+	// A report can say the run failed (abuse: an attack's verdict).
+	if r, ok := report.(interface{ exitCode() int }); ok {
+		os.Exit(r.exitCode())
+	}
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: loadtest ws-fanout|ws-logs|http|flood|genesis [flags] (-h for flags)")
+	fmt.Fprintln(os.Stderr, "usage: loadtest ws-fanout|ws-logs|http|flood|genesis|abuse [flags] (-h for flags)")
 	os.Exit(2)
 }
 
