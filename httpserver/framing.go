@@ -17,11 +17,22 @@ import (
 
 const errFramingConflict = "request has both Content-Length and Transfer-Encoding: send one of them"
 
+// smallBody is the largest body that must arrive within HeaderTimeout,
+// with the headers; a larger one, or a chunked one, gets ReadTimeout.
+const smallBody = 64 << 10
+
 // headerReceived runs once a request's headers are read, before its body.
-func headerReceived(h *fasthttp.RequestHeader) fasthttp.RequestConfig {
+// It refuses a request framed twice, and gives a large body its own time
+// to arrive. Small bodies (nearly every JSON-RPC request) come with their
+// headers and cost nothing here.
+func (s *Server) headerReceived(h *fasthttp.RequestHeader) fasthttp.RequestConfig {
 	if framingConflict(h) {
 		h.SetContentLength(0) // the raw headers keep both for serve to see
 		h.SetConnectionClose()
+		return fasthttp.RequestConfig{}
+	}
+	if n := h.ContentLength(); (n > smallBody || n == -1) && s.cfg.ReadTimeout > s.cfg.HeaderTimeout {
+		return fasthttp.RequestConfig{ReadTimeout: s.cfg.ReadTimeout}
 	}
 	return fasthttp.RequestConfig{}
 }

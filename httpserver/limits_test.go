@@ -1,7 +1,9 @@
 package httpserver
 
 import (
+	"bufio"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -217,5 +219,53 @@ func TestTemporary(t *testing.T) {
 	}
 	if !temporary(&net.OpError{Err: os.NewSyscallError("accept4", syscall.EMFILE)}) {
 		t.Fatal("EMFILE is not temporary")
+	}
+}
+
+// A client that sends its headers a byte at a time is cut off at the
+// header timeout; a large body gets the read timeout after its headers.
+func TestHeaderAndBodyTimeouts(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.HeaderTimeout, cfg.ReadTimeout = 300*time.Millisecond, 10*time.Second
+	url := start(t, cfg, echoRPC{}, healthy)
+	addr := strings.TrimPrefix(url, "http://")
+
+	slow, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer slow.Close()
+	header := "POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nX-Slow: " + strings.Repeat("a", 100)
+	for i := 0; i < len(header); i++ { // 3 s for the whole header, ten header timeouts
+		if _, err := slow.Write([]byte{header[i]}); err != nil {
+			break // cut off
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	slow.SetReadDeadline(time.Now().Add(2 * time.Second))
+	b, err := io.ReadAll(slow)
+	var netErr net.Error
+	if errors.As(err, &netErr) && netErr.Timeout() {
+		t.Fatalf("a header sent over 3 s was not cut off (read %q)", b)
+	}
+	if len(b) > 0 && !strings.Contains(string(b), " 408 ") {
+		t.Fatalf("slow header answered %q", b)
+	}
+
+	big, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer big.Close()
+	const size = 100 << 10
+	fmt.Fprintf(big, "POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n", size)
+	body := strings.Repeat(" ", size)
+	for i := 0; i < 10; i++ { // a second in all, past the header timeout
+		io.WriteString(big, body[i*size/10:(i+1)*size/10])
+		time.Sleep(100 * time.Millisecond)
+	}
+	status, err := bufio.NewReader(big).ReadString('\n')
+	if err != nil || !strings.Contains(status, " 200 ") {
+		t.Fatalf("large body sent over a second: %q, %v", status, err)
 	}
 }

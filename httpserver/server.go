@@ -39,12 +39,13 @@ type Config struct {
 	TLSKey    string
 	BodyLimit int // bytes; larger requests get 413
 	GzipMin   int // responses at least this large are gzipped when accepted
-	// ReadTimeout bounds reading a request, headers and body, from its
-	// first byte (from the connection's opening for its first request), so
-	// a client that sends slowly (slowloris) is cut off; IdleTimeout closes
-	// a keep-alive connection with no request; WriteTimeout bounds writing
-	// a response.
-	ReadTimeout, WriteTimeout, IdleTimeout time.Duration
+	// HeaderTimeout bounds reading a request's headers, and a body of up
+	// to smallBody bytes, from the request's first byte (from the
+	// connection's opening for its first request): a client that sends
+	// slowly (slowloris) is cut off. A larger body gets ReadTimeout from
+	// the end of the headers. IdleTimeout closes a keep-alive connection
+	// with no request; WriteTimeout bounds writing a response.
+	HeaderTimeout, ReadTimeout, WriteTimeout, IdleTimeout time.Duration
 	// MaxConns caps open connections (HTTP and WebSocket); the excess is
 	// refused with 503. MaxConnsPerIP caps them per client address (an
 	// IPv6 /64) with 429. 0: no cap.
@@ -58,13 +59,14 @@ type Config struct {
 // DefaultConfig has geth-like limits.
 func DefaultConfig() Config {
 	return Config{
-		Addr:         "127.0.0.1:8545",
-		CORS:         []string{"*"},
-		BodyLimit:    5 * 1024 * 1024,
-		GzipMin:      1024,
-		ReadTimeout:  30 * time.Second,
-		WriteTimeout: 30 * time.Second,
-		IdleTimeout:  120 * time.Second,
+		Addr:          "127.0.0.1:8545",
+		CORS:          []string{"*"},
+		BodyLimit:     5 * 1024 * 1024,
+		GzipMin:       1024,
+		HeaderTimeout: 10 * time.Second,
+		ReadTimeout:   30 * time.Second,
+		WriteTimeout:  30 * time.Second,
+		IdleTimeout:   120 * time.Second,
 	}
 }
 
@@ -81,6 +83,9 @@ type Server struct {
 
 // New returns a server; Listen binds it.
 func New(cfg Config, rpc RPC, health Health) *Server {
+	if cfg.HeaderTimeout <= 0 {
+		cfg.HeaderTimeout = cfg.ReadTimeout
+	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
@@ -88,10 +93,10 @@ func New(cfg Config, rpc RPC, health Health) *Server {
 	s.bufs.New = func() any { b := make([]byte, 0, 4096); return &b }
 	s.srv = &fasthttp.Server{
 		Handler:                       s.serve,
-		HeaderReceived:                headerReceived,
+		HeaderReceived:                s.headerReceived,
 		Name:                          "stocknode",
 		MaxRequestBodySize:            cfg.BodyLimit,
-		ReadTimeout:                   cfg.ReadTimeout,
+		ReadTimeout:                   cfg.HeaderTimeout,
 		WriteTimeout:                  cfg.WriteTimeout,
 		IdleTimeout:                   cfg.IdleTimeout,
 		NoDefaultDate:                 true,
@@ -166,7 +171,7 @@ func (s *Server) errorHandler(ctx *fasthttp.RequestCtx, err error) {
 	case errors.Is(err, fasthttp.ErrBodyTooLarge):
 		ctx.Error(fmt.Sprintf("request body too large: the limit is %d bytes (--http.bodylimit)", s.cfg.BodyLimit), fasthttp.StatusRequestEntityTooLarge)
 	case errors.As(err, &netErr) && netErr.Timeout():
-		ctx.Error(fmt.Sprintf("request not received within %v", s.cfg.ReadTimeout), fasthttp.StatusRequestTimeout)
+		ctx.Error("request not received in time (--http.headertimeout, --http.readtimeout)", fasthttp.StatusRequestTimeout)
 	default:
 		ctx.Error("malformed HTTP request", fasthttp.StatusBadRequest)
 	}

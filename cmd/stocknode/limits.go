@@ -27,7 +27,7 @@ type limitFlagValues struct {
 // and sheds idle and slow ones sooner. README.md lists them.
 var publicDefaults = []struct{ flag, value string }{
 	{"http.maxconns-per-ip", "100"},
-	{"http.readtimeout", "10s"},
+	{"http.headertimeout", "5s"},
 	{"http.idletimeout", "60s"},
 	{"rpc.ratelimit.rps", "100"},
 	{"rpc.ratelimit.cups", "2500"},
@@ -41,7 +41,8 @@ func limitFlags(fs *flag.FlagSet, cfg *node.Config) *limitFlagValues {
 	fs.StringVar(&v.trustedProxies, "rpc.trusted-proxies", "", "comma-separated addresses or CIDRs of reverse proxies whose X-Forwarded-For names the client")
 	fs.IntVar(&cfg.HTTP.MaxConns, "http.maxconns", 0, "most open connections, HTTP and WebSocket (default: what the file-descriptor limit leaves after the database and logs)")
 	fs.IntVar(&cfg.HTTP.MaxConnsPerIP, "http.maxconns-per-ip", 0, "most open connections per client address, an IPv6 /64 counting as one (0: no cap)")
-	fs.DurationVar(&cfg.HTTP.ReadTimeout, "http.readtimeout", cfg.HTTP.ReadTimeout, "time to receive a request's headers and body (a new connection's first request counts from the connection)")
+	fs.DurationVar(&cfg.HTTP.HeaderTimeout, "http.headertimeout", cfg.HTTP.HeaderTimeout, "time to receive a request's headers and a body of up to 64 KiB, from its first byte (a new connection's first request: from the connection)")
+	fs.DurationVar(&cfg.HTTP.ReadTimeout, "http.readtimeout", cfg.HTTP.ReadTimeout, "time to receive a larger body, after its headers")
 	fs.DurationVar(&cfg.HTTP.IdleTimeout, "http.idletimeout", cfg.HTTP.IdleTimeout, "time a keep-alive connection may wait for its next request")
 	fs.DurationVar(&cfg.RPC.RequestTimeout, "rpc.timeout", cfg.RPC.RequestTimeout, "deadline of a request, and of a batch as a whole")
 	fs.IntVar(&cfg.RPC.LogsMaxResults, "rpc.logs.maxresults", cfg.RPC.LogsMaxResults, "most logs one eth_getLogs or filter poll returns (past it: an error naming the range that fits)")
