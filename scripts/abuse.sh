@@ -18,7 +18,7 @@ rpc=$(port); admin=$(port)
 log=${ABUSE_LOG:-}
 keep=1
 if [ -z "$log" ]; then log=$(mktemp -t stocknode-abuse.XXXXXX); keep=0; fi
-bin/stocknode --dev --http.port "$rpc" --metrics --pprof.addr "127.0.0.1:$admin" --verbosity 2 >"$log" 2>&1 &
+bin/stocknode --dev --http.port "$rpc" ${NODE_ARGS:-} --metrics --pprof.addr "127.0.0.1:$admin" --verbosity 2 >"$log" 2>&1 &
 pid=$!
 stop() {
 	if kill -0 "$pid" 2>/dev/null; then
