@@ -213,6 +213,7 @@ func (n *Node) registerGauges() {
 	r.Gauge("call_pool_running", "eth_calls running (slots of the call bound in use).", func() float64 { run, _, _, _ := n.calls.Stats(); return float64(run) })
 	r.Gauge("call_pool_waiting", "eth_calls waiting for a slot.", func() float64 { _, wait, _, _ := n.calls.Stats(); return float64(wait) })
 	r.Gauge("call_pool_rejected", "eth_calls rejected with -32005 (bound full, client over its share) since start.", func() float64 { _, _, rej, _ := n.calls.Stats(); return float64(rej) })
+	r.Gauge("call_pool_heavy_clients", "Clients whose calls ran long lately, kept off the last slot of the call bound.", func() float64 { return float64(n.calls.Heavy()) })
 	r.Gauge("call_pool_dropped", "eth_calls dropped before they ran (request deadline passed, client gone) since start.", func() float64 { _, _, _, drop := n.calls.Stats(); return float64(drop) })
 	r.Gauge("http_connections", "Open connections on the public port (HTTP and WebSocket).", func() float64 { open, _ := n.http.Conns(); return float64(open) })
 	r.Gauge("http_connections_refused", "Connections refused at --http.maxconns or --http.maxconns-per-ip since start.", func() float64 { _, refused := n.http.Conns(); return float64(refused) })

@@ -18,7 +18,8 @@ func (p *Pool) monitor() {
 			if idle.IsZero() {
 				idle = now
 			}
-			if now.Sub(idle) >= idleLinger || p.closed {
+			p.expireHeavy(now)
+			if (now.Sub(idle) >= idleLinger && len(p.heavy) == 0) || p.closed {
 				p.monitoring = false
 				p.mu.Unlock()
 				return
@@ -28,6 +29,7 @@ func (p *Pool) monitor() {
 		}
 		idle = time.Time{}
 		cancels, suspects := p.scan(now)
+		p.expireHeavy(now)
 		p.mu.Unlock()
 		for _, c := range cancels {
 			c.cancel(c.cause)
@@ -58,6 +60,14 @@ func (p *Pool) scan(now time.Time) ([]cancellation, []suspect) {
 		s := &p.slots[i]
 		switch {
 		case !s.busy:
+			continue
+		}
+		if now.Sub(s.start) >= p.heavyAfter {
+			// Marked while it runs, so the client's next calls wait for
+			// a slot heavy clients may take.
+			p.heavy[s.caller.Key] = now.Add(p.heavyMemory)
+		}
+		switch {
 		case !s.deadline.IsZero() && !now.Before(s.deadline):
 			cancels = append(cancels, cancellation{s.cancel, s.cause})
 			s.deadline = time.Time{} // once
@@ -78,6 +88,21 @@ func (p *Pool) scan(now time.Time) ([]cancellation, []suspect) {
 		}
 	}
 	return cancels, suspects
+}
+
+// expireHeavy forgets clients no longer heavy, and starts their waiting
+// tasks where slots are free; the caller holds mu.
+func (p *Pool) expireHeavy(now time.Time) {
+	expired := false
+	for key, until := range p.heavy {
+		if now.After(until) {
+			delete(p.heavy, key)
+			expired = true
+		}
+	}
+	if expired {
+		p.dispatch(now)
+	}
 }
 
 // due reports whether a task that began at since is due a Gone check.

@@ -10,7 +10,14 @@
 // isolation: the caller waits for the result either way, and the bound on
 // concurrent calls is the same.
 //
-// Three rules keep one client from hurting the others:
+// Four rules keep one client from hurting the others:
+//   - a client whose calls run long (heavy: a task of it ran past
+//     heavyAfter in the last heavyMemory) shares, with every other heavy
+//     client, one slot fewer than Workers: the last slot is kept for
+//     clients whose calls are short, and the CPUs it stands for for block
+//     production and cheap reads. A task cannot be paused once it runs, so
+//     a client's first heavy call may still take the last slot; its next
+//     ones may not. Short calls, however many, use every slot;
 //   - waiting callers are served round-robin by client (Caller.Key), so a
 //     client with a thousand calls queued delays another client's call by
 //     at most one call per client ahead of it, not by its whole backlog;
@@ -59,11 +66,11 @@ func (e *ShareError) Error() string {
 
 // Config sizes the pool; zero values pick the defaults.
 type Config struct {
-	// Workers is how many tasks may run at once; default one fewer than
-	// GOMAXPROCS, at least one. A task may run for seconds inside code the
-	// Go scheduler cannot interrupt promptly; leaving a CPU to everything
-	// else keeps blocks sealing and cheap reads answering under a flood of
-	// the most expensive calls (PERFORMANCE.md, "Abuse battery").
+	// Workers is how many tasks may run at once; default GOMAXPROCS.
+	// Heavy clients share one fewer (see the package comment): the CPU
+	// that leaves keeps blocks sealing and cheap reads answering under a
+	// flood of the most expensive calls (PERFORMANCE.md, "Abuse battery"),
+	// while short calls still use every CPU.
 	Workers int
 	// Queue is how many callers may wait for a slot; default 1024.
 	Queue int
@@ -73,7 +80,7 @@ type Config struct {
 }
 
 // DefaultWorkers is Workers' default on this machine.
-func DefaultWorkers() int { return max(1, runtime.GOMAXPROCS(0)-1) }
+func DefaultWorkers() int { return runtime.GOMAXPROCS(0) }
 
 // Caller says whom a task runs for.
 type Caller struct {
@@ -98,11 +105,18 @@ const (
 	// idleLinger is how long the monitor stays after the last task, so a
 	// steady stream of short calls does not start one goroutine per call.
 	idleLinger = time.Second
+	// heavyAfter is how long a task runs before its client counts as heavy,
+	// and heavyMemory how long the client stays heavy after its last such
+	// task. An eth_call of a token's balanceOf takes tens of microseconds.
+	heavyAfter  = 20 * time.Millisecond
+	heavyMemory = 10 * time.Second
 )
 
 // Pool is a bounded, fair executor. It is safe for concurrent use.
 type Pool struct {
 	workers, queue, perClient int
+	reserve                   int // slots heavy clients may not take: 1 with two workers or more
+	heavyAfter, heavyMemory   time.Duration
 
 	mu         sync.Mutex
 	slots      []slot  // by slot index
@@ -111,6 +125,7 @@ type Pool struct {
 	ring       []*client // clients with waiting tasks, served in turn
 	turn       int
 	clients    map[netip.Addr]*client
+	heavy      map[netip.Addr]time.Time // heavy clients, until when
 	monitoring bool
 	closed     bool
 
@@ -160,12 +175,16 @@ func New(cfg Config) *Pool {
 		cfg.Queue = 1024
 	}
 	p := &Pool{
-		workers:   cfg.Workers,
-		queue:     cfg.Queue,
-		perClient: max(0, cfg.PerClient),
-		slots:     make([]slot, cfg.Workers),
-		free:      make([]int32, cfg.Workers),
-		clients:   make(map[netip.Addr]*client),
+		workers:     cfg.Workers,
+		queue:       cfg.Queue,
+		perClient:   max(0, cfg.PerClient),
+		reserve:     min(1, cfg.Workers-1),
+		heavyAfter:  heavyAfter,
+		heavyMemory: heavyMemory,
+		slots:       make([]slot, cfg.Workers),
+		free:        make([]int32, cfg.Workers),
+		clients:     make(map[netip.Addr]*client),
+		heavy:       make(map[netip.Addr]time.Time),
 	}
 	for i := range p.free {
 		p.free[i] = int32(cfg.Workers - 1 - i)
@@ -218,7 +237,9 @@ func (p *Pool) acquire(c Caller, limit time.Duration, cancel context.CancelCause
 		}
 		cl.tasks++
 	}
-	if p.waiting == 0 && len(p.free) > 0 {
+	// A free slot is never left to a waiting task that may start (release
+	// and the monitor hand it on), so one that is free is this task's.
+	if len(p.free) > 0 && p.mayStart(c.Key) {
 		idx := p.free[len(p.free)-1]
 		p.free = p.free[:len(p.free)-1]
 		p.start(idx, c, cl, limit, cancel, now)
@@ -270,7 +291,8 @@ func (p *Pool) start(idx int32, c Caller, cl *client, limit time.Duration, cance
 	p.watch()
 }
 
-// release gives slot idx to the next waiting task, or frees it.
+// release gives slot idx to the next waiting task that may start, or
+// frees it.
 func (p *Pool) release(idx int32) {
 	p.mu.Lock()
 	if cl := p.slots[idx].client; cl != nil {
@@ -278,29 +300,64 @@ func (p *Pool) release(idx int32) {
 		p.forget(cl)
 	}
 	p.slots[idx] = slot{}
-	if w := p.next(); w != nil {
-		p.start(idx, w.caller, w.client, w.limit, w.cancel, time.Now())
-		w.slot = idx
-		w.ready <- nil
-	} else {
-		p.free = append(p.free, idx)
-	}
+	p.free = append(p.free, idx)
+	p.dispatch(time.Now())
 	p.mu.Unlock()
 }
 
-// next takes the first waiting task of the client whose turn it is.
-func (p *Pool) next() *waiter {
-	if len(p.ring) == 0 {
-		return nil
+// dispatch starts waiting tasks in free slots while some may start; the
+// caller holds mu.
+func (p *Pool) dispatch(now time.Time) {
+	for len(p.free) > 0 {
+		w := p.next(true)
+		if w == nil {
+			return
+		}
+		idx := p.free[len(p.free)-1]
+		p.free = p.free[:len(p.free)-1]
+		p.start(idx, w.caller, w.client, w.limit, w.cancel, now)
+		w.slot = idx
+		w.ready <- nil
 	}
-	p.turn %= len(p.ring)
-	cl := p.ring[p.turn]
-	w := cl.waiting[0]
-	p.unqueue(cl, 0)
-	if len(cl.waiting) > 0 {
-		p.turn++ // cl stays in the ring: the next client's turn
+}
+
+// next takes the first waiting task of the next client in turn (with
+// startable, the next one whose task may start now).
+func (p *Pool) next(startable bool) *waiter {
+	for range p.ring {
+		p.turn %= len(p.ring)
+		cl := p.ring[p.turn]
+		if startable && !p.mayStart(cl.key) {
+			p.turn++
+			continue
+		}
+		w := cl.waiting[0]
+		p.unqueue(cl, 0)
+		if len(cl.waiting) > 0 {
+			p.turn++ // cl stays in the ring: the next client's turn
+		}
+		return w
 	}
-	return w
+	return nil
+}
+
+// mayStart reports whether a task of key may take a free slot: any task
+// may, but a heavy client's only while heavy clients hold fewer than
+// Workers-reserve slots. The caller holds mu.
+func (p *Pool) mayStart(key netip.Addr) bool {
+	if p.reserve == 0 || len(p.heavy) == 0 {
+		return true
+	}
+	if _, heavy := p.heavy[key]; !heavy {
+		return true
+	}
+	held := 0
+	for i := range p.slots {
+		if _, heavy := p.heavy[p.slots[i].caller.Key]; p.slots[i].busy && heavy {
+			held++
+		}
+	}
+	return held < p.workers-p.reserve
 }
 
 // unqueue removes cl's i-th waiting task; the caller holds mu.
@@ -364,13 +421,20 @@ func (p *Pool) Close() {
 		}
 	}
 	for len(p.ring) > 0 {
-		w := p.next()
+		w := p.next(false)
 		w.ready <- ErrClosed
 	}
 	p.mu.Unlock()
 	for _, cancel := range cancels {
 		cancel(ErrClosed)
 	}
+}
+
+// Heavy is how many clients count as heavy now.
+func (p *Pool) Heavy() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.heavy)
 }
 
 // Stats reports busy slots, callers waiting for one, tasks rejected (queue

@@ -246,3 +246,55 @@ func TestClose(t *testing.T) {
 		t.Fatalf("Do after Close = %v", err)
 	}
 }
+
+// A client whose calls run long shares one slot fewer than Workers with
+// the other heavy clients: another client's short call finds the last
+// slot free, and once its calls are short again the client has them all.
+func TestHeavyClientsLeaveASlot(t *testing.T) {
+	p := New(Config{Workers: 2, Queue: 8})
+	p.heavyAfter, p.heavyMemory = time.Millisecond, 200*time.Millisecond
+	release := make(chan struct{})
+	first := make(chan struct{})
+	go p.Do(Caller{Key: clientA}, 0, func(context.Context) { close(first); <-release })
+	<-first
+	eventually(t, "client A counts as heavy", func() bool { return p.Heavy() == 1 })
+
+	second := make(chan struct{})
+	go p.Do(Caller{Key: clientA}, 0, func(context.Context) { close(second) })
+	waitFor(t, p, 1) // A's next call waits although a slot is free
+	ran := false
+	if err := p.Do(Caller{Key: clientB}, 0, func(context.Context) { ran = true }); err != nil || !ran {
+		t.Fatalf("client B's call on the free slot: %v, ran %v", err, ran)
+	}
+	select {
+	case <-second:
+		t.Fatal("heavy client A took the last slot")
+	default:
+	}
+	close(release)
+	<-second // A's first call is over: its second runs
+
+	eventually(t, "client A is no longer heavy", func() bool { return p.Heavy() == 0 })
+	hold := make(chan struct{})
+	var started sync.WaitGroup
+	started.Add(2)
+	for i := 0; i < 2; i++ {
+		go p.Do(Caller{Key: clientA}, 0, func(context.Context) { started.Done(); <-hold })
+	}
+	started.Wait() // both slots, with A no longer heavy
+	close(hold)
+}
+
+// With one worker there is no slot to keep: a heavy client still runs.
+func TestHeavyClientWithOneWorker(t *testing.T) {
+	p := New(Config{Workers: 1, Queue: 8})
+	p.heavyAfter = time.Millisecond
+	if err := p.Do(Caller{Key: clientA}, 0, func(context.Context) { time.Sleep(20 * time.Millisecond) }); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "client A counts as heavy", func() bool { return p.Heavy() == 1 })
+	ran := false
+	if err := p.Do(Caller{Key: clientA}, 0, func(context.Context) { ran = true }); err != nil || !ran {
+		t.Fatalf("heavy client with one worker: %v, ran %v", err, ran)
+	}
+}
