@@ -301,7 +301,9 @@ func (p *Pool) release(idx int32) {
 	}
 	p.slots[idx] = slot{}
 	p.free = append(p.free, idx)
-	p.dispatch(time.Now())
+	if p.waiting > 0 {
+		p.dispatch(time.Now())
+	}
 	p.mu.Unlock()
 }
 
