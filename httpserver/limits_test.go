@@ -2,6 +2,7 @@ package httpserver
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -9,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -267,5 +269,62 @@ func TestHeaderAndBodyTimeouts(t *testing.T) {
 	status, err := bufio.NewReader(big).ReadString('\n')
 	if err != nil || !strings.Contains(status, " 200 ") {
 		t.Fatalf("large body sent over a second: %q, %v", status, err)
+	}
+}
+
+// Silent connections wait at the gate, costing no goroutine, and are
+// closed without a word at the header timeout; one that speaks is served.
+func TestSilentConnectionsHeldAtTheGate(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.HeaderTimeout = 500 * time.Millisecond
+	s := New(cfg, echoRPC{}, healthy)
+	cfg.Addr = "127.0.0.1:0"
+	s.cfg.Addr = cfg.Addr
+	if err := s.Listen(); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- s.Serve(ctx) }()
+	defer func() { cancel(); <-done }()
+	addr := s.Addr().String()
+	waitStatus(t, "http://"+addr+"/health", 200)
+
+	before := runtime.NumGoroutine()
+	const n = 200
+	silent := make([]net.Conn, n)
+	for i := range silent {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		silent[i] = c
+	}
+	eventually(t, "the server holds the silent connections", func() bool { open, _ := s.Conns(); return open >= n })
+	if grown := runtime.NumGoroutine() - before; grown > n/10 {
+		t.Fatalf("%d silent connections started %d goroutines", n, grown)
+	}
+	if resp, err := http.Get("http://" + addr + "/health"); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("a client that speaks: %v, %v", resp, err)
+	}
+	for _, c := range silent {
+		c.SetReadDeadline(time.Now().Add(10 * time.Second))
+		if b, err := io.ReadAll(c); err != nil || len(b) != 0 {
+			t.Fatalf("silent connection: read %q, %v; want a close without a word", b, err)
+		}
+	}
+	eventually(t, "the silent connections are forgotten", func() bool { open, _ := s.Conns(); return open <= 1 })
+}
+
+// eventually polls cond; the bound only keeps a broken server from hanging
+// the test.
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for i := 0; !cond(); i++ {
+		if i == 2000 {
+			t.Fatalf("never: %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 }

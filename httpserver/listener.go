@@ -20,13 +20,16 @@ import (
 // retried with a backoff, where fasthttp's own loop would return and leave
 // the port dead for good. It also caps connections, in all and per client
 // address, refusing the excess at once with a response that says why,
-// and hands out connections that know their client (trackedConn).
+// holds each connection at a gate until its first byte arrives, and hands
+// out connections that know their client (trackedConn).
 type listener struct {
 	net.Listener
 	log     *slog.Logger
 	maxAll  int // 0: no cap
 	maxPer  int // 0: no cap
 	retries accept
+	gate    *gate // nil: connections are handed out as they come
+	errc    chan error
 
 	mu    sync.Mutex
 	total int
@@ -52,8 +55,53 @@ func newListener(ln net.Listener, maxAll, maxPer int, log *slog.Logger) *listene
 	return &listener{Listener: ln, log: log, maxAll: maxAll, maxPer: maxPer, perIP: make(map[netip.Addr]int)}
 }
 
-// Accept returns the next connection within the caps.
+// gateFor holds connections at a gate until their first byte, closing
+// those silent for timeout; Accept then returns connections from it.
+func (l *listener) gateFor(timeout time.Duration) error {
+	g, err := newGate(timeout)
+	if err != nil {
+		return fmt.Errorf("connection gate: %w", err)
+	}
+	l.gate, l.errc = g, make(chan error, 1)
+	go func() {
+		for {
+			c, err := l.accept()
+			if err != nil {
+				l.errc <- err
+				return
+			}
+			g.add(c)
+		}
+	}()
+	return nil
+}
+
+// Accept returns the next connection within the caps (that has spoken,
+// with a gate).
 func (l *listener) Accept() (net.Conn, error) {
+	if l.gate == nil {
+		return l.accept()
+	}
+	select {
+	case c := <-l.gate.ready:
+		return c, nil
+	case err := <-l.errc:
+		l.errc <- err // for the next caller
+		return nil, err
+	}
+}
+
+// Close stops accepting and closes the connections held at the gate.
+func (l *listener) Close() error {
+	err := l.Listener.Close()
+	if l.gate != nil {
+		l.gate.close()
+	}
+	return err
+}
+
+// accept takes the next connection within the caps from the socket.
+func (l *listener) accept() (net.Conn, error) {
 	for {
 		c, err := l.Listener.Accept()
 		if err != nil {

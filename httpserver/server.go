@@ -123,6 +123,10 @@ func (s *Server) Listen() error {
 		return fmt.Errorf("listen on %s: %w", s.cfg.Addr, err)
 	}
 	s.ln = newListener(ln, s.cfg.MaxConns, s.cfg.MaxConnsPerIP, s.cfg.Logger)
+	if err := s.ln.gateFor(s.cfg.HeaderTimeout); err != nil {
+		ln.Close()
+		return err
+	}
 	return nil
 }
 
