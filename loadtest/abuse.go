@@ -81,7 +81,7 @@ func abuseFlags(fs *flag.FlagSet) *abuseConfig {
 	fs.StringVar(&c.AttackerIP, "attacker-ip", "127.0.0.2", "loopback source address of the attacking connections (the canary and the checks use the default one), so that per-address limits can tell them apart; empty: the default address")
 
 	fs.DurationVar(&c.Duration, "duration", 30*time.Second, "how long each sustained attack lasts (heavy calls, feeHistory, getLogs, idle connections)")
-	fs.DurationVar(&c.Settle, "settle", 5*time.Second, "wait after each attack before reading the RSS after and checking that the node answers (time to hand memory back)")
+	fs.DurationVar(&c.Settle, "settle", 15*time.Second, "wait after each attack before reading the RSS after and checking that the node answers (time to hand memory back)")
 	fs.DurationVar(&c.Recover, "recover", 15*time.Second, "how long a node that does not answer GET /health is waited for before an attack is skipped as node down")
 	fs.DurationVar(&c.CanaryInterval, "canary-interval", 200*time.Millisecond, "the canary's eth_getBalance interval")
 	fs.DurationVar(&c.CanaryTimeout, "canary-timeout", 5*time.Second, "a canary request taking longer fails (and counts this long)")

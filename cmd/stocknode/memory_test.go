@@ -7,19 +7,20 @@ import (
 
 func TestSurplus(t *testing.T) {
 	const mib = 1 << 20
+	long := time.Minute
 	tests := []struct {
-		name           string
-		live, retained uint64
-		since          time.Duration
-		want           bool
+		name               string
+		retained, baseline uint64
+		sinceGC, sinceRet  time.Duration
+		want               bool
 	}{
-		{"steady: twice the live heap", 100 * mib, 200 * mib, time.Hour, false},
-		{"steady with slack", 100 * mib, 450 * mib, time.Hour, false},
-		{"after a burst", 100 * mib, 3000 * mib, time.Hour, true},
-		{"after a burst, just returned", 100 * mib, 3000 * mib, time.Second, false},
+		{"idle after a burst", 900 * mib, 100 * mib, long, long, true},
+		{"idle, grown a little", 150 * mib, 100 * mib, long, long, false},
+		{"under load: collections keep coming", 900 * mib, 100 * mib, time.Second, long, false},
+		{"just returned", 900 * mib, 100 * mib, long, time.Second, false},
 	}
 	for _, tt := range tests {
-		if got := surplus(tt.live, tt.retained, tt.since); got != tt.want {
+		if got := surplus(tt.retained, tt.baseline, tt.sinceGC, tt.sinceRet); got != tt.want {
 			t.Errorf("%s: surplus = %v, want %v", tt.name, got, tt.want)
 		}
 	}
