@@ -176,22 +176,11 @@ func (b *battery) heavyCalls(ctx context.Context, program func(salt uint64) ([]b
 // ctx: a call cut short by the attack's end is abandoned, as a client that
 // gives up would.
 func (b *battery) doAttack(ctx context.Context, rpc *fastRPC, body []byte) (int, []byte, error) {
-	req, resp := fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
-	defer fasthttp.ReleaseRequest(req)
-	defer fasthttp.ReleaseResponse(resp)
-	req.Header.SetMethod(fasthttp.MethodPost)
-	req.SetRequestURI(rpc.uri)
-	req.Header.SetHost(rpc.host)
-	req.Header.SetContentType("application/json")
-	req.SetBody(body)
 	deadline := time.Now().Add(b.cfg.RequestTimeout)
 	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
 		deadline = d
 	}
-	if err := rpc.client.DoDeadline(req, resp, deadline); err != nil {
-		return 0, nil, err
-	}
-	return resp.StatusCode(), append([]byte(nil), resp.Body()...), nil
+	return rpc.exchange(body, deadline)
 }
 
 // abandonedBatch sends one batch of -batch-calls BLAKE2F calls, closes the

@@ -17,7 +17,6 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum/common/hexutil"
-	"github.com/valyala/fasthttp"
 
 	"github.com/stocknode/stocknode/loadtest/workload"
 )
@@ -132,24 +131,14 @@ func (c *canaryStats) noteError(err error) {
 // postTimeout is fastRPC.post bounded by timeout (connecting included); a
 // JSON-RPC error answer is an error too.
 func postTimeout(c *fastRPC, body []byte, timeout time.Duration) ([]byte, error) {
-	req, resp := fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
-	defer fasthttp.ReleaseRequest(req)
-	defer fasthttp.ReleaseResponse(resp)
-	req.Header.SetMethod(fasthttp.MethodPost)
-	req.SetRequestURI(c.uri)
-	req.Header.SetHost(c.host)
-	req.Header.SetContentType("application/json")
-	req.SetBody(body)
-	if err := c.client.DoTimeout(req, resp, timeout); err != nil {
+	b, err := c.postWithin(body, timeout)
+	if err != nil {
 		return nil, err
 	}
-	if resp.StatusCode() != fasthttp.StatusOK {
-		return nil, fmt.Errorf("HTTP %d: %.120s", resp.StatusCode(), resp.Body())
+	if !bytes.Contains(b, resultMember) || bytes.Contains(b, errorMember) {
+		return nil, fmt.Errorf("no result: %.120s", b)
 	}
-	if !bytes.Contains(resp.Body(), resultMember) || bytes.Contains(resp.Body(), errorMember) {
-		return nil, fmt.Errorf("no result: %.120s", resp.Body())
-	}
-	return append([]byte(nil), resp.Body()...), nil
+	return b, nil
 }
 
 // blockMeter polls eth_blockNumber; the rate is from the first and last

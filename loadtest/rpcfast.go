@@ -42,7 +42,28 @@ type rpcEnvelope struct {
 }
 
 // post sends body and returns the response body (a copy).
-func (c *fastRPC) post(body []byte) ([]byte, error) {
+func (c *fastRPC) post(body []byte) ([]byte, error) { return c.postWithin(body, 0) }
+
+// postWithin is post bounded by timeout, connecting included (0: the
+// client's own timeouts only).
+func (c *fastRPC) postWithin(body []byte, timeout time.Duration) ([]byte, error) {
+	var deadline time.Time
+	if timeout > 0 {
+		deadline = time.Now().Add(timeout)
+	}
+	status, b, err := c.exchange(body, deadline)
+	if err != nil {
+		return nil, err
+	}
+	if status != fasthttp.StatusOK {
+		return nil, fmt.Errorf("HTTP %d: %.200s", status, b)
+	}
+	return b, nil
+}
+
+// exchange sends body and returns the HTTP status and a copy of the
+// response body, by deadline (zero: the client's own timeouts only).
+func (c *fastRPC) exchange(body []byte, deadline time.Time) (int, []byte, error) {
 	req, resp := fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
 	defer fasthttp.ReleaseRequest(req)
 	defer fasthttp.ReleaseResponse(resp)
@@ -51,13 +72,16 @@ func (c *fastRPC) post(body []byte) ([]byte, error) {
 	req.Header.SetHost(c.host)
 	req.Header.SetContentType("application/json")
 	req.SetBody(body)
-	if err := c.client.Do(req, resp); err != nil {
-		return nil, err
+	var err error
+	if deadline.IsZero() {
+		err = c.client.Do(req, resp)
+	} else {
+		err = c.client.DoDeadline(req, resp, deadline)
 	}
-	if resp.StatusCode() != fasthttp.StatusOK {
-		return nil, fmt.Errorf("HTTP %d: %.200s", resp.StatusCode(), resp.Body())
+	if err != nil {
+		return 0, nil, err
 	}
-	return append([]byte(nil), resp.Body()...), nil
+	return resp.StatusCode(), append([]byte(nil), resp.Body()...), nil
 }
 
 // call runs one method and decodes its result into result (if not nil). A
