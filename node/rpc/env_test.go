@@ -35,13 +35,19 @@ type testNode struct {
 	keys  []*ecdsa.PrivateKey
 }
 
-func newTestNode(t *testing.T, blockTime, preconf time.Duration) *testNode {
+// newTestNode starts a node producing a block every blockTime; options
+// adjust its chain's configuration.
+func newTestNode(t *testing.T, blockTime, preconf time.Duration, options ...func(*chain.Config)) *testNode {
 	t.Helper()
 	genesis, err := chain.PreviewGenesis(common.Address{0xfa})
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := chain.Open(chain.Config{InMemory: true, Genesis: genesis, Rules: chain.Rules{MinBaseFee: chain.PreviewMinBaseFee}})
+	cfg := chain.Config{InMemory: true, Genesis: genesis, Rules: chain.Rules{MinBaseFee: chain.PreviewMinBaseFee}}
+	for _, option := range options {
+		option(&cfg)
+	}
+	c, err := chain.Open(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
