@@ -124,9 +124,6 @@ func openDatabase(cfg Config) (ethdb.KeyValueStore, ethdb.Database, error) {
 func open(cfg Config, kv ethdb.KeyValueStore, db ethdb.Database) (*Chain, error) {
 	mode, err := resolveGCMode(db, cfg.GCMode)
 	if err != nil {
-		if cfg.InMemory {
-			return nil, err
-		}
 		return nil, fmt.Errorf("datadir %s: %w", cfg.DataDir, err)
 	}
 	genesis, rules, err := resolveGenesis(db, cfg)
