@@ -7,6 +7,7 @@ import (
 	"math/big"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -19,6 +20,7 @@ import (
 	"github.com/ethereum/go-ethereum/core"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/ethdb"
 	"github.com/ethereum/go-ethereum/params"
 )
 
@@ -342,4 +344,131 @@ func crashWhileAppending(t *testing.T, dir string, mode GCMode, genesisTime uint
 		t.Fatalf("child announced %d blocks before it ended; stderr:\n%s", announced, stderr.String())
 	}
 	return announced
+}
+
+// go-ethereum's repair on open rewinds a full node's head to its persisted
+// state and, once the chain freezer has moved the blocks above it to the
+// ancient store (it freezes up to the finalized block, and stocknode
+// finalizes every block), deletes them. Open saves them first and replays
+// them, and a replay interrupted by another crash resumes from the saved
+// file.
+func TestReplaySurvivesRepairAndInterruption(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a child process")
+	}
+	genesisTime := uint64(time.Now().Unix()) - 3600
+	crashed := t.TempDir()
+	announced := crashWhileAppending(t, crashed, GCFull, genesisTime, 250)
+	freezeUpTo(t, crashed, announced)
+	_, blocks := recentChain(t, genesisTime, crashChainLength)
+
+	t.Run("without the saved blocks", func(t *testing.T) {
+		dir := copyDatadir(t, crashed)
+		bc, db := openBlockChain(t, dir)
+		defer db.Close()
+		defer bc.Stop()
+		if head := bc.CurrentBlock().Number.Uint64(); head >= announced {
+			t.Fatalf("go-ethereum's repair kept the head at %d, announced %d: nothing to replay", head, announced)
+		}
+		if bc.GetBlockByNumber(announced) != nil {
+			t.Fatalf("go-ethereum's repair kept block %d above the persisted state", announced)
+		}
+	})
+	t.Run("replayed", func(t *testing.T) {
+		c, err := Open(Config{DataDir: copyDatadir(t, crashed), StateHistory: DefaultStateHistory})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		checkRecovered(t, c, blocks, announced)
+	})
+	t.Run("replay interrupted", func(t *testing.T) {
+		dir := copyDatadir(t, crashed)
+		// The first recovery saves the blocks, go-ethereum repairs, and only
+		// ten blocks are replayed before the process dies.
+		if err := saveUnpersistedAt(t, dir); err != nil {
+			t.Fatal(err)
+		}
+		bc, db := openBlockChain(t, dir)
+		head := bc.CurrentBlock().Number.Uint64()
+		if _, err := bc.InsertChain(blocks[head : head+10]); err != nil {
+			t.Fatal(err)
+		}
+		bc.Stop()
+		db.Close()
+
+		c, err := Open(Config{DataDir: dir, StateHistory: DefaultStateHistory})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		checkRecovered(t, c, blocks, announced)
+	})
+}
+
+func checkRecovered(t *testing.T, c *Chain, blocks []*types.Block, announced uint64) {
+	t.Helper()
+	head, rec := c.Head(), c.Recovery()
+	t.Logf("reopened at %d (announced %d), replayed %d blocks from %d", head.Number, announced, rec.Replayed, rec.From)
+	if n := head.Number.Uint64(); n < announced || head.Hash() != blocks[n-1].Hash() {
+		t.Fatalf("reopened at %d %s, want the chain's block at or above %d", n, head.Hash(), announced)
+	}
+	if rec.Replayed == 0 {
+		t.Fatal("nothing replayed")
+	}
+	checkSink(t, c, head)
+}
+
+// freezeUpTo opens dir's database until its chain freezer has moved the
+// blocks up to number to the ancient store, as a node that ran a while has.
+func freezeUpTo(t *testing.T, dir string, number uint64) {
+	t.Helper()
+	_, db, err := openDatabase(Config{DataDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if frozen, _ := db.Ancients(); frozen > number {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("blocks up to %d not frozen", number)
+		}
+	}
+}
+
+// openBlockChain opens dir as Open would, without saving or replaying the
+// blocks above the persisted state.
+func openBlockChain(t *testing.T, dir string) (*core.BlockChain, ethdb.Database) {
+	t.Helper()
+	_, db, err := openDatabase(Config{DataDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bc, err := core.NewBlockChain(db, nil, NewEngine(nil), blockChainConfig(Config{DataDir: dir, StateHistory: DefaultStateHistory}, GCFull))
+	if err != nil {
+		db.Close()
+		t.Fatal(err)
+	}
+	return bc, db
+}
+
+func saveUnpersistedAt(t *testing.T, dir string) error {
+	t.Helper()
+	_, db, err := openDatabase(Config{DataDir: dir})
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	return saveUnpersisted(db, filepath.Join(dir, "chaindata", replayFile))
+}
+
+func copyDatadir(t *testing.T, src string) string {
+	t.Helper()
+	dst := filepath.Join(t.TempDir(), "datadir")
+	if err := os.CopyFS(dst, os.DirFS(src)); err != nil {
+		t.Fatal(err)
+	}
+	return dst
 }
