@@ -167,7 +167,7 @@ func splitList(s string) []string {
 	return out
 }
 
-const gcmodeUsage = `states to keep: "full" (recent ones, bounded disk) or "archive" (every block's); default: the datadir's, "` + string(chain.DefaultGCMode) + `" for a new one`
+const gcmodeUsage = `states to keep: "full" (recent ones, older ones pruned) or "archive" (every block's); default: the datadir's, "` + string(chain.DefaultGCMode) + `" for a new one`
 
 func runInit(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("stocknode init", stderr)
