@@ -35,6 +35,10 @@ type Config struct {
 	// GenesisFile is a geth-format genesis.json; empty means the built-in
 	// preview genesis.
 	GenesisFile string
+	// GCMode and StateHistory say which states the chain keeps (--gcmode,
+	// --history.state; see chain.Config).
+	GCMode       chain.GCMode
+	StateHistory uint64
 	// FaucetKey is the faucet's hex private key; empty derives a development key.
 	FaucetKey string
 	// Sequencer is the block and pre-confirmation rhythm.
@@ -84,6 +88,7 @@ func New(cfg Config, log *slog.Logger) (*Node, error) {
 	if err != nil {
 		return nil, err
 	}
+	chainCfg.GCMode, chainCfg.StateHistory = cfg.GCMode, cfg.StateHistory
 	n := &Node{cfg: cfg, log: log, store: new(pending.Store), faucet: faucet, faucetDerived: derived}
 	if !cfg.Dev {
 		if n.dirtyStart, err = markRunning(cfg.DataDir); err != nil {
@@ -253,7 +258,7 @@ func (n *Node) HTTPAddr() string { return n.http.Addr().String() }
 // file (checked against a datadir that already has a chain) or the built-in
 // preview genesis (used only when the datadir is new).
 func ChainConfig(dataDir string, dev bool, genesisFile string, faucet common.Address) (chain.Config, error) {
-	cfg := chain.Config{DataDir: dataDir, InMemory: dev}
+	cfg := chain.Config{DataDir: dataDir, InMemory: dev, StateHistory: chain.DefaultStateHistory}
 	if genesisFile != "" {
 		genesis, err := chain.LoadGenesis(genesisFile)
 		if err != nil {
@@ -340,6 +345,10 @@ func (n *Node) logStart() {
 		n.log.Info("Started new chain", attrs...)
 	default:
 		n.log.Info("Resumed chain from disk", attrs...)
+	}
+	if r := n.chain.Recovery(); r.Replayed > 0 {
+		n.log.Info("Replayed the blocks above the persisted state (--gcmode full)", "blocks", r.Replayed, "from", r.From,
+			"elapsed", common.PrettyDuration(r.Took))
 	}
 	n.log.Info("Connection limits", "maxconns", n.cfg.HTTP.MaxConns, "perIP", n.cfg.HTTP.MaxConnsPerIP, "ws", n.cfg.WS.MaxConns, "fdLimit", n.cfg.FDLimit)
 	if n.cfg.Sequencer.BlockTime == 0 {

@@ -51,6 +51,8 @@ func runNode(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs.StringVar(&cfg.DataDir, "datadir", "./stocknode-data", "data directory of the chain database")
 	fs.BoolVar(&cfg.Dev, "dev", false, "keep the chain in memory and start fresh")
 	fs.StringVar(&cfg.GenesisFile, "genesis", "", "geth-format genesis.json (default: built-in preview network)")
+	fs.Var(&cfg.GCMode, "gcmode", gcmodeUsage)
+	fs.Uint64Var(&cfg.StateHistory, "history.state", chain.DefaultStateHistory, "with --gcmode full: number of recent blocks whose states stay readable (0: all)")
 	fs.StringVar(&cfg.FaucetKey, "faucet.key", "", "hex private key of the faucet account (default: a derived development key)")
 	fs.DurationVar(&cfg.Sequencer.BlockTime, "block-time", 200*time.Millisecond, "time between blocks; 0 produces no blocks")
 	fs.DurationVar(&cfg.Sequencer.PreconfInterval, "preconf-interval", 200*time.Millisecond, "time between pre-confirmations (at most --block-time)")
@@ -176,10 +178,14 @@ func splitList(s string) []string {
 	return out
 }
 
+const gcmodeUsage = `states to keep: "full" (recent ones, older ones pruned) or "archive" (every block's); default: the datadir's, "` + string(chain.DefaultGCMode) + `" for a new one`
+
 func runInit(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("stocknode init", stderr)
 	dataDir := fs.String("datadir", "./stocknode-data", "data directory to initialise")
 	genesisFile := fs.String("genesis", "", "geth-format genesis.json (required)")
+	var gcmode chain.GCMode
+	fs.Var(&gcmode, "gcmode", gcmodeUsage)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -192,6 +198,7 @@ func runInit(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	cfg.GCMode = gcmode
 	c, err := chain.Open(cfg)
 	if err != nil {
 		return err
@@ -206,6 +213,8 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	dataDir := fs.String("datadir", "./stocknode-data", "data directory to import into")
 	genesisFile := fs.String("genesis", "", "geth-format genesis.json of the chain (default: the datadir's, else the preview genesis)")
 	faucetKey := fs.String("faucet.key", "", "faucet key of the preview genesis, if the file extends it")
+	var gcmode chain.GCMode
+	fs.Var(&gcmode, "gcmode", gcmodeUsage)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -214,7 +223,7 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return errUsage
 	}
 	routeGethLogs(stderr, slog.LevelWarn)
-	c, err := openForFile(*dataDir, *genesisFile, *faucetKey)
+	c, err := openForFile(*dataDir, *genesisFile, *faucetKey, gcmode)
 	if err != nil {
 		return err
 	}
@@ -253,7 +262,7 @@ func runExport(args []string, stdout, stderr io.Writer) error {
 	return c.Close()
 }
 
-func openForFile(dataDir, genesisFile, faucetKey string) (*chain.Chain, error) {
+func openForFile(dataDir, genesisFile, faucetKey string, gcmode chain.GCMode) (*chain.Chain, error) {
 	faucet, _, err := chain.FaucetKey(faucetKey)
 	if err != nil {
 		return nil, err
@@ -262,5 +271,6 @@ func openForFile(dataDir, genesisFile, faucetKey string) (*chain.Chain, error) {
 	if err != nil {
 		return nil, err
 	}
+	cfg.GCMode = gcmode
 	return chain.Open(cfg)
 }

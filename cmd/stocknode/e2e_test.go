@@ -112,11 +112,12 @@ func (p *proc) stop(sig syscall.Signal) error {
 }
 
 var (
-	sealedRe  = regexp.MustCompile(`msg="Sealed block" number=(\d+) hash=(0x[0-9a-f]{64})`)
-	startRe   = regexp.MustCompile(`msg="(Started new chain|Resumed chain from disk|Previous run did not shut down cleanly[^"]*)" .*head=(\d+) hash=(0x[0-9a-f]{64})`)
-	importRe  = regexp.MustCompile(`head (\d+) (0x[0-9a-f]{64})`)
-	exportRe  = regexp.MustCompile(`Exported blocks 0\.\.(\d+) to .*: head (0x[0-9a-f]{64})`)
-	genesisRe = regexp.MustCompile(`genesis (0x[0-9a-f]{64})`)
+	sealedRe   = regexp.MustCompile(`msg="Sealed block" number=(\d+) hash=(0x[0-9a-f]{64})`)
+	startRe    = regexp.MustCompile(`msg="(Started new chain|Resumed chain from disk|Previous run did not shut down cleanly[^"]*)" .*head=(\d+) hash=(0x[0-9a-f]{64})`)
+	importRe   = regexp.MustCompile(`head (\d+) (0x[0-9a-f]{64})`)
+	exportRe   = regexp.MustCompile(`Exported blocks 0\.\.(\d+) to .*: head (0x[0-9a-f]{64})`)
+	genesisRe  = regexp.MustCompile(`genesis (0x[0-9a-f]{64})`)
+	replayedRe = regexp.MustCompile(`msg="Replayed the blocks above the persisted state[^"]*" blocks=(\d+) from=(\d+)`)
 )
 
 func atoi(t *testing.T, s string) uint64 {
@@ -129,20 +130,40 @@ func atoi(t *testing.T, s string) uint64 {
 }
 
 // Killed with -9 while producing, the node comes back at or above the last
-// block it announced, says how it recovered, and carries on from there.
+// block it announced, says how it recovered, and carries on from there. In
+// full mode the persisted state trails the head, and the blocks above it
+// are replayed: the first round runs past the 128 states held in memory.
 func TestKill9ResumesAtOrAboveLastAnnouncedBlock(t *testing.T) {
+	for _, tt := range []struct {
+		gcmode     string
+		firstRound int // blocks announced before the first kill
+		replays    bool
+	}{
+		{"full", 150, true},
+		{"archive", 5, false},
+	} {
+		t.Run(tt.gcmode, func(t *testing.T) {
+			t.Parallel()
+			kill9Rounds(t, tt.gcmode, tt.firstRound, tt.replays)
+		})
+	}
+}
+
+func kill9Rounds(t *testing.T, gcmode string, firstRound int, replays bool) {
 	datadir := t.TempDir()
-	args := []string{"--datadir", datadir, "--block-time", "50ms", "--preconf-interval", "50ms"}
+	args := []string{"--datadir", datadir, "--gcmode", gcmode, "--block-time", "50ms", "--preconf-interval", "50ms"}
 
 	p := start(t, args...)
 	if m := p.await(startRe, 30*time.Second); m[1] != "Started new chain" {
 		t.Fatalf("first start logged %q", m[1])
 	}
+	blocks := firstRound
 	for round := 0; round < 3; round++ {
 		var announced uint64
-		for i := 0; i < 5+round*3; i++ {
+		for i := 0; i < blocks; i++ {
 			announced = atoi(t, p.await(sealedRe, 10*time.Second)[1])
 		}
+		blocks = 5 + (round+1)*3
 		p.stop(syscall.SIGKILL)
 
 		p = start(t, args...)
@@ -153,6 +174,12 @@ func TestKill9ResumesAtOrAboveLastAnnouncedBlock(t *testing.T) {
 		head := atoi(t, m[2])
 		if head < announced {
 			t.Fatalf("round %d: restarted at %d, below the announced block %d", round, head, announced)
+		}
+		if replays {
+			r := p.await(replayedRe, 10*time.Second)
+			if n, from := atoi(t, r[1]), atoi(t, r[2]); n == 0 || n > 130 || from+n != head+1 {
+				t.Fatalf("round %d: replayed %d blocks from %d up to head %d", round, n, from, head)
+			}
 		}
 		if next := atoi(t, p.await(sealedRe, 10*time.Second)[1]); next != head+1 {
 			t.Fatalf("round %d: first block after restart is %d, want %d", round, next, head+1)
@@ -171,26 +198,40 @@ func TestKill9ResumesAtOrAboveLastAnnouncedBlock(t *testing.T) {
 }
 
 // A produced chain exports in geth's format and imports into a fresh
-// datadir to the same head.
+// datadir to the same head, from either gc mode into the other; the
+// imported datadir then keeps its mode.
 func TestExportImportRoundTrip(t *testing.T) {
-	src := t.TempDir()
-	p := start(t, "--datadir", src, "--block-time", "20ms", "--preconf-interval", "20ms")
-	for i := 0; i < 10; i++ {
-		p.await(sealedRe, 10*time.Second)
-	}
-	if err := p.stop(syscall.SIGINT); err != nil {
-		t.Fatal(err)
-	}
-	file := filepath.Join(t.TempDir(), "chain.rlp.gz")
-	out := runOK(t, "export", "--datadir", src, file)
-	exp := exportRe.FindStringSubmatch(out)
-	if exp == nil {
-		t.Fatalf("export printed %q", out)
-	}
-	out = runOK(t, "import", "--datadir", t.TempDir(), file)
-	imp := importRe.FindStringSubmatch(out)
-	if imp == nil || imp[1] != exp[1] || imp[2] != exp[2] {
-		t.Fatalf("export head %v, import printed %q", exp[1:], out)
+	for _, tt := range []struct{ run, imported, other, holds string }{
+		{"full", "archive", "full", "it holds an archive-mode chain"},
+		{"archive", "full", "archive", "it holds a full-mode chain"},
+	} {
+		t.Run(tt.run+"_to_"+tt.imported, func(t *testing.T) {
+			t.Parallel()
+			src := t.TempDir()
+			p := start(t, "--datadir", src, "--gcmode", tt.run, "--block-time", "20ms", "--preconf-interval", "20ms")
+			for i := 0; i < 10; i++ {
+				p.await(sealedRe, 10*time.Second)
+			}
+			if err := p.stop(syscall.SIGINT); err != nil {
+				t.Fatal(err)
+			}
+			file := filepath.Join(t.TempDir(), "chain.rlp.gz")
+			out := runOK(t, "export", "--datadir", src, file)
+			exp := exportRe.FindStringSubmatch(out)
+			if exp == nil {
+				t.Fatalf("export printed %q", out)
+			}
+			dst := t.TempDir()
+			out = runOK(t, "import", "--datadir", dst, "--gcmode", tt.imported, file)
+			imp := importRe.FindStringSubmatch(out)
+			if imp == nil || imp[1] != exp[1] || imp[2] != exp[2] {
+				t.Fatalf("export head %v, import printed %q", exp[1:], out)
+			}
+			cmd := exec.Command(binary, "--http.port", "0", "--datadir", dst, "--gcmode", tt.other)
+			if outB, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(outB), tt.holds) {
+				t.Fatalf("start of the %s datadir with --gcmode %s: err %v, output %s", tt.imported, tt.other, err, outB)
+			}
+		})
 	}
 }
 

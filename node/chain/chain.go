@@ -17,6 +17,7 @@ import (
 	"github.com/ethereum/go-ethereum/core/state"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/ethdb"
+	"github.com/ethereum/go-ethereum/ethdb/memorydb"
 	"github.com/ethereum/go-ethereum/ethdb/pebble"
 	"github.com/ethereum/go-ethereum/params"
 )
@@ -37,6 +38,14 @@ type Config struct {
 	Rules Rules
 	// CacheMB is the database cache size.
 	CacheMB int
+	// GCMode is which states to keep: a new database gets it (empty: the
+	// DefaultGCMode), an existing one must have been created with it (empty:
+	// whichever it was created with).
+	GCMode GCMode
+	// StateHistory is, in full mode, the number of recent blocks whose
+	// states stay readable from reverse state diffs (geth's
+	// --history.state; 0 keeps them all).
+	StateHistory uint64
 }
 
 // Chain is an open chain database with its blockchain and engine.
@@ -47,14 +56,31 @@ type Chain struct {
 	engine  *Engine
 	rules   Rules
 	stateDB state.Database
+
+	mode         GCMode
+	stateHistory uint64
+	historic     state.Database // full mode: states below the in-memory ones, from the state history
+	recovery     Recovery
+}
+
+// Recovery is what Open did to bring the head state back after an unclean
+// shutdown.
+type Recovery struct {
+	// Replayed is the number of blocks re-executed onto the persisted state.
+	Replayed int
+	// From is the first of them.
+	From uint64
+	// Took is the time the replay took.
+	Took time.Duration
 }
 
 // Open opens (creating if needed) the chain described by cfg.
 //
-// State is committed to disk at every block (hash scheme, archive mode):
-// with no peers to refill lost in-memory state, that is what makes every
-// sealed block survive a kill -9, and it keeps the state of every block
-// readable for historical eth_call and eth_getBalance.
+// Every sealed block survives a kill -9 in both modes. In archive mode the
+// state is committed to disk at every block (hash scheme). In full mode
+// (path scheme) the state on disk trails the head by the 128 states kept
+// in memory; Open replays the blocks above it, which the database keeps
+// until then (see saveUnpersisted).
 func Open(cfg Config) (*Chain, error) {
 	kv, db, err := openDatabase(cfg)
 	if err != nil {
@@ -73,8 +99,14 @@ const DatabaseHandles = 512
 
 func openDatabase(cfg Config) (ethdb.KeyValueStore, ethdb.Database, error) {
 	if cfg.InMemory {
-		db := rawdb.NewMemoryDatabase()
-		return db, db, nil
+		// With an in-memory freezer rather than none: the path scheme keeps
+		// its state history there.
+		kv := memorydb.New()
+		db, err := rawdb.Open(kv, rawdb.OpenOptions{})
+		if err != nil {
+			return nil, nil, fmt.Errorf("open in-memory database: %w", err)
+		}
+		return kv, db, nil
 	}
 	if cfg.CacheMB == 0 {
 		cfg.CacheMB = 256
@@ -93,28 +125,74 @@ func openDatabase(cfg Config) (ethdb.KeyValueStore, ethdb.Database, error) {
 }
 
 func open(cfg Config, kv ethdb.KeyValueStore, db ethdb.Database) (*Chain, error) {
+	mode, err := resolveGCMode(db, cfg.GCMode)
+	if err != nil {
+		return nil, fmt.Errorf("datadir %s: %w", cfg.DataDir, err)
+	}
 	genesis, rules, err := resolveGenesis(db, cfg)
 	if err != nil {
 		return nil, err
 	}
+	replay := ""
+	if mode == GCFull && !cfg.InMemory {
+		replay = filepath.Join(cfg.DataDir, "chaindata", replayFile)
+		if err := saveUnpersisted(db, replay); err != nil {
+			return nil, err
+		}
+	}
 	engine := NewEngine(rules.MinBaseFee)
-	bcConfig := core.DefaultConfig().WithArchive(true)
-	bcConfig.TxLookupLimit = 0 // index every transaction: eth_getTransactionByHash serves them all
-	bcConfig.SnapshotWait = false
-	// Report blocks that take half of a 200 ms block time to insert.
-	bcConfig.SlowBlockThreshold = 100 * time.Millisecond
-	bc, err := core.NewBlockChain(db, genesis, engine, bcConfig)
+	bc, err := core.NewBlockChain(db, genesis, engine, blockChainConfig(cfg, mode))
 	if err != nil {
 		return nil, fmt.Errorf("open blockchain: %w", err)
 	}
-	return &Chain{
-		db:      db,
-		kv:      kv,
-		bc:      bc,
-		engine:  engine,
-		rules:   rules,
-		stateDB: state.NewMPTDatabase(bc.TrieDB(), bc.CodeDB()).WithSnapshot(bc.Snapshots()),
-	}, nil
+	c := &Chain{
+		db:           db,
+		kv:           kv,
+		bc:           bc,
+		engine:       engine,
+		rules:        rules,
+		stateDB:      state.NewMPTDatabase(bc.TrieDB(), bc.CodeDB()).WithSnapshot(bc.Snapshots()),
+		mode:         mode,
+		stateHistory: cfg.StateHistory,
+	}
+	if mode == GCFull {
+		c.historic = state.NewHistoricDatabase(bc.TrieDB(), bc.CodeDB())
+	}
+	if replay != "" {
+		if err := c.replay(replay); err != nil {
+			bc.Stop()
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+// blockChainConfig is go-ethereum's configuration for a chain in mode.
+func blockChainConfig(cfg Config, mode GCMode) *core.BlockChainConfig {
+	c := core.DefaultConfig().WithStateScheme(mode.scheme())
+	c.TxLookupLimit = 0 // index every transaction: eth_getTransactionByHash serves them all
+	c.SnapshotWait = false
+	// Report blocks that take half of a 200 ms block time to insert.
+	c.SlowBlockThreshold = 100 * time.Millisecond
+	// In the hash scheme: commit every block's state. In the path scheme:
+	// index the state history, which makes the states of the window
+	// readable (geth's path-based archive, limited to the window).
+	c.ArchiveMode = true
+	if mode == GCArchive {
+		return c
+	}
+	c.StateHistory = cfg.StateHistory
+	c.TrienodeHistory = -1 // historical trie nodes serve only proofs, which stocknode does not
+	// No write buffer under the 128 in-memory states: each state that
+	// leaves them is written to disk at once, so the persisted state never
+	// trails the head by more than about 130 blocks and neither does the
+	// replay after a crash. The buffer would otherwise hold hours of an
+	// idle chain's states (it flushes at 256 MB).
+	c.TrieDirtyLimit = 0
+	if !cfg.InMemory {
+		c.TrieJournalDirectory = filepath.Join(cfg.DataDir, "chaindata", "triedb")
+	}
+	return c
 }
 
 // resolveGenesis decides which genesis to hand to core: the configured one
@@ -162,10 +240,75 @@ func (c *Chain) Head() *types.Header { return c.bc.CurrentBlock() }
 // StateDatabase is the state database that readers build StateDBs on.
 func (c *Chain) StateDatabase() state.Database { return c.stateDB }
 
+// GCMode is the mode the chain keeps states in.
+func (c *Chain) GCMode() GCMode { return c.mode }
+
+// StateHistory is, in full mode, the number of recent blocks whose states
+// stay readable (0: all of them).
+func (c *Chain) StateHistory() uint64 { return c.stateHistory }
+
+// Recovery reports what Open replayed after an unclean shutdown.
+func (c *Chain) Recovery() Recovery { return c.recovery }
+
 // StateReader returns a reader of the state with the given root; it is safe
-// for concurrent use.
+// for concurrent use. In full mode, states older than the 128 the path
+// database holds in memory are read from the state history.
 func (c *Chain) StateReader(root common.Hash) (state.Reader, error) {
-	return c.stateDB.Reader(root)
+	r, err := c.stateDB.Reader(root)
+	if err == nil || c.historic == nil {
+		return r, err
+	}
+	r, herr := c.historic.Reader(root)
+	if herr != nil {
+		return nil, fmt.Errorf("%w (%w)", err, herr)
+	}
+	return r, nil
+}
+
+// StateReaderAt returns a reader of the state after the block with header
+// h. A full node no longer has the states of blocks older than its window:
+// their error wraps ErrStatePruned.
+func (c *Chain) StateReaderAt(h *types.Header) (state.Reader, error) {
+	r, err := c.StateReader(h.Root)
+	if err == nil {
+		return r, nil
+	}
+	return nil, c.stateError(h.Number.Uint64(), err)
+}
+
+// inMemoryStates is the number of recent states the path database holds in
+// memory above the persisted one (pathdb's maxDiffLayers).
+const inMemoryStates = 128
+
+// stateError says why the state of block number could not be read.
+//
+// A full node keeps the states of the last StateHistory blocks (in fact
+// from StateHistory blocks below its persisted state, which trails the head
+// by the in-memory states). Within them, the ones below the in-memory
+// states are read through the state history's index, which the path
+// database builds in the background: on a new datadir only after about a
+// minute, when it takes the chain to be synced.
+func (c *Chain) stateError(number uint64, err error) error {
+	if c.mode != GCFull {
+		return fmt.Errorf("state of block %d: %w", number, err)
+	}
+	head, window := c.Head().Number.Uint64(), c.stateHistory
+	beyond := func(extra uint64) bool { return window > 0 && number+window+extra < head }
+	switch indexing := c.indexing(); {
+	case beyond(inMemoryStates), beyond(0) && !indexing:
+		return fmt.Errorf("block %d: %w (--gcmode full keeps the states of the last %d blocks, --history.state; --gcmode archive keeps every state)",
+			number, ErrStatePruned, window)
+	case indexing:
+		return fmt.Errorf("state of block %d is not readable yet: its state history is still being indexed (on a new datadir, for about a minute)", number)
+	}
+	return fmt.Errorf("state of block %d: %w", number, err)
+}
+
+// indexing reports whether the path database's state history indexer has
+// histories left to index.
+func (c *Chain) indexing() bool {
+	left, _, err := c.bc.TrieDB().IndexProgress()
+	return err == nil && left > 0
 }
 
 // Append validates block against its parent (headers through the engine,
@@ -193,7 +336,9 @@ func (c *Chain) Append(block *types.Block) error {
 //
 // The order keeps a kill -9 harmless: state, then block and receipts, then
 // the head markers, then the fsync; until the head moves, the block is an
-// orphan the next run overwrites.
+// orphan the next run overwrites. In full mode the state reaches the disk
+// only when it leaves the path database's 128 in-memory states; the block
+// on disk is enough, Open replays it onto the persisted state.
 func (c *Chain) Commit(block *types.Block, receipts types.Receipts, st *state.StateDB) error {
 	if err := c.checkExtendsHead(block); err != nil {
 		return err
@@ -206,8 +351,13 @@ func (c *Chain) Commit(block *types.Block, receipts types.Receipts, st *state.St
 	if root != block.Root() {
 		return fmt.Errorf("block %d: committed state root %s, header says %s", block.NumberU64(), root.Hex(), block.Root().Hex())
 	}
-	if err := c.bc.TrieDB().Commit(root, false); err != nil {
-		return fmt.Errorf("flush state of block %d: %w", block.NumberU64(), err)
+	// In full mode the path database writes states to disk as they leave
+	// the 128 it holds in memory; flushing them all here would make every
+	// block a full write of the state diffs and drop the in-memory ones.
+	if c.mode == GCArchive {
+		if err := c.bc.TrieDB().Commit(root, false); err != nil {
+			return fmt.Errorf("flush state of block %d: %w", block.NumberU64(), err)
+		}
 	}
 	batch := c.db.NewBatch()
 	defer batch.Close()
@@ -271,6 +421,7 @@ func (c *Chain) Describe() []any {
 		slog.String("genesis", c.bc.Genesis().Hash().Hex()),
 		slog.Uint64("head", head.Number.Uint64()),
 		slog.String("hash", head.Hash().Hex()),
+		slog.String("gcmode", string(c.mode)),
 	}
 }
 

@@ -56,7 +56,7 @@ func (c *Chain) Import(ctx context.Context, path string) (*types.Header, error) 
 		defer gz.Close()
 		r = gz
 	}
-	if err := c.importStream(ctx, rlp.NewStream(r, 0)); err != nil {
+	if _, err := c.importStream(ctx, rlp.NewStream(r, 0)); err != nil {
 		return nil, err
 	}
 	head := c.Head()
@@ -64,27 +64,30 @@ func (c *Chain) Import(ctx context.Context, path string) (*types.Header, error) 
 	return head, c.Sync()
 }
 
-func (c *Chain) importStream(ctx context.Context, stream *rlp.Stream) error {
-	read := 0
+// importStream inserts the blocks of stream that the chain lacks and returns
+// how many it inserted.
+func (c *Chain) importStream(ctx context.Context, stream *rlp.Stream) (int, error) {
+	read, inserted := 0, 0
 	for {
 		if err := ctx.Err(); err != nil {
-			return fmt.Errorf("import interrupted after %d blocks: %w", read, err)
+			return inserted, fmt.Errorf("import interrupted after %d blocks: %w", read, err)
 		}
 		batch, err := readBatch(stream, &read)
 		if err != nil {
-			return err
+			return inserted, err
 		}
 		if len(batch) == 0 {
-			return nil
+			return inserted, nil
 		}
 		if missing := c.missing(batch); len(missing) > 0 {
 			if head := c.bc.CurrentBlock(); missing[0].ParentHash() != head.Hash() {
-				return fmt.Errorf("import block %d: it does not extend the head %d %s (this chain never reorgs)",
+				return inserted, fmt.Errorf("import block %d: it does not extend the head %d %s (this chain never reorgs)",
 					missing[0].NumberU64(), head.Number, head.Hash().Hex())
 			}
 			if _, err := c.bc.InsertChain(missing); err != nil {
-				return fmt.Errorf("import block: %w", err)
+				return inserted, fmt.Errorf("import block: %w", err)
 			}
+			inserted += len(missing)
 		}
 	}
 }
@@ -108,10 +111,14 @@ func readBatch(stream *rlp.Stream, read *int) (types.Blocks, error) {
 	return batch, nil
 }
 
-// missing drops the leading blocks that the chain already has with state.
+// missing drops the leading blocks that the chain already has: canonical
+// blocks up to the head. (Not "with state": a full node has pruned the
+// state of old blocks, and a block above the head that is still stored
+// after a crash has none.)
 func (c *Chain) missing(blocks types.Blocks) types.Blocks {
+	head := c.bc.CurrentBlock().Number.Uint64()
 	for i, b := range blocks {
-		if !c.bc.HasBlockAndState(b.Hash(), b.NumberU64()) {
+		if n := b.NumberU64(); n > head || c.bc.GetCanonicalHash(n) != b.Hash() {
 			return blocks[i:]
 		}
 	}
@@ -155,16 +162,20 @@ func (c *Chain) exportRange(w io.Writer, last uint64) error {
 			return fmt.Errorf("export block %d: chain changed during export", n)
 		}
 		parent = block.Hash()
-		record := exportBlock{
-			Header:      block.Header(),
-			Txs:         block.Transactions(),
-			Uncles:      block.Uncles(),
-			Withdrawals: block.Withdrawals(),
-			AccessList:  block.AccessList(),
-		}
-		if err := rlp.Encode(w, record); err != nil {
+		if err := rlp.Encode(w, exportRecord(block)); err != nil {
 			return fmt.Errorf("export block %d: %w", n, err)
 		}
 	}
 	return nil
+}
+
+// exportRecord is block as geth's export file record.
+func exportRecord(block *types.Block) exportBlock {
+	return exportBlock{
+		Header:      block.Header(),
+		Txs:         block.Transactions(),
+		Uncles:      block.Uncles(),
+		Withdrawals: block.Withdrawals(),
+		AccessList:  block.AccessList(),
+	}
 }

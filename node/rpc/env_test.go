@@ -35,16 +35,34 @@ type testNode struct {
 	keys  []*ecdsa.PrivateKey
 }
 
-// option changes the server's or the call bound's configuration.
-type option func(*Config, *pool.Config)
+// testConfig is a test node's configuration: its chain's, its server's
+// and its call bound's.
+type testConfig struct {
+	chain chain.Config
+	rpc   Config
+	calls pool.Config
+}
 
-func newTestNode(t *testing.T, blockTime, preconf time.Duration, opts ...option) *testNode {
+// option adjusts a test node's configuration.
+type option func(*testConfig)
+
+// newTestNode starts a node producing a block every blockTime; options
+// adjust its configuration.
+func newTestNode(t *testing.T, blockTime, preconf time.Duration, options ...option) *testNode {
 	t.Helper()
 	genesis, err := chain.PreviewGenesis(common.Address{0xfa})
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := chain.Open(chain.Config{InMemory: true, Genesis: genesis, Rules: chain.Rules{MinBaseFee: chain.PreviewMinBaseFee}})
+	tc := testConfig{
+		chain: chain.Config{InMemory: true, Genesis: genesis, Rules: chain.Rules{MinBaseFee: chain.PreviewMinBaseFee}},
+		rpc:   DefaultConfig(),
+		calls: pool.Config{Workers: 4, Queue: 64},
+	}
+	for _, option := range options {
+		option(&tc)
+	}
+	c, err := chain.Open(tc.chain)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,11 +70,7 @@ func newTestNode(t *testing.T, blockTime, preconf time.Duration, opts ...option)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg, poolCfg := DefaultConfig(), pool.Config{Workers: 4, Queue: 64}
-	for _, opt := range opts {
-		opt(&cfg, &poolCfg)
-	}
-	calls := pool.New(poolCfg)
+	calls := pool.New(tc.calls)
 	store := new(pending.Store)
 	seq, err := sequencer.New(sequencer.Config{BlockTime: blockTime, PreconfInterval: preconf, GasCeil: chain.PreviewGasLimit},
 		c, txs, store, slog.New(slog.NewTextHandler(io.Discard, nil)))
@@ -69,7 +83,7 @@ func newTestNode(t *testing.T, blockTime, preconf time.Duration, opts ...option)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); seq.Run(ctx) }()
-	srv := New(cfg, Backend{Chain: c, Pool: txs, Snapshots: store, Calls: calls}, nil)
+	srv := New(tc.rpc, Backend{Chain: c, Pool: txs, Snapshots: store, Calls: calls}, nil)
 	t.Cleanup(func() {
 		cancel()
 		<-done

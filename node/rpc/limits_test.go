@@ -77,7 +77,10 @@ func TestFilterDeliversEveryLogSinceCreation(t *testing.T) {
 }
 
 func TestGetLogsLimits(t *testing.T) {
-	n := newTestNode(t, 50*time.Millisecond, 10*time.Millisecond, func(c *Config, _ *pool.Config) { c.LogsMaxResults = 3 })
+	n := newTestNode(t, 50*time.Millisecond, 10*time.Millisecond, func(tc *testConfig) {
+		c := &tc.rpc
+		c.LogsMaxResults = 3
+	})
 	contract := n.logContract()
 	from := n.head() + 1
 	n.emit(contract, 5)
@@ -99,7 +102,10 @@ func TestGetLogsLimits(t *testing.T) {
 }
 
 func TestGetLogsResponseRoom(t *testing.T) {
-	n := newTestNode(t, 50*time.Millisecond, 10*time.Millisecond, func(c *Config, _ *pool.Config) { c.BatchResponseLimit = 1500 })
+	n := newTestNode(t, 50*time.Millisecond, 10*time.Millisecond, func(tc *testConfig) {
+		c := &tc.rpc
+		c.BatchResponseLimit = 1500
+	})
 	contract := n.logContract()
 	from := n.head() + 1
 	n.emit(contract, 5)
@@ -112,7 +118,10 @@ func TestGetLogsResponseRoom(t *testing.T) {
 // A filter with more logs than a poll may return hands them out over
 // several polls, each log once.
 func TestFilterChangesOverSeveralPolls(t *testing.T) {
-	n := newTestNode(t, 50*time.Millisecond, 10*time.Millisecond, func(c *Config, _ *pool.Config) { c.LogsMaxResults = 2 })
+	n := newTestNode(t, 50*time.Millisecond, 10*time.Millisecond, func(tc *testConfig) {
+		c := &tc.rpc
+		c.LogsMaxResults = 2
+	})
 	contract := n.logContract()
 	var id string
 	n.result(&id, "eth_newFilter", map[string]any{"address": contract})
@@ -138,7 +147,10 @@ func TestFilterChangesOverSeveralPolls(t *testing.T) {
 }
 
 func TestFilterCaps(t *testing.T) {
-	n := newTestNode(t, 0, 0, func(c *Config, _ *pool.Config) { c.MaxFilters, c.FiltersPerClient = 3, 2 })
+	n := newTestNode(t, 0, 0, func(tc *testConfig) {
+		c := &tc.rpc
+		c.MaxFilters, c.FiltersPerClient = 3, 2
+	})
 	alice := peer.New(netip.MustParseAddr("192.0.2.1"), nil)
 	bob := peer.New(netip.MustParseAddr("192.0.2.2"), nil)
 	newFilter := func(p *peer.Peer) rpcResponse {
@@ -193,7 +205,8 @@ func TestFeeHistoryPercentileCap(t *testing.T) {
 // A request's deadline stops its running call and drops the calls of the
 // batch that have not run.
 func TestRequestDeadline(t *testing.T) {
-	n := newTestNode(t, 0, 0, func(c *Config, _ *pool.Config) {
+	n := newTestNode(t, 0, 0, func(tc *testConfig) {
+		c := &tc.rpc
 		c.RequestTimeout, c.EVMTimeout, c.GasCap = 100*time.Millisecond, time.Minute, 1<<40
 	})
 	call := func(id int) string {
@@ -212,7 +225,10 @@ func TestRequestDeadline(t *testing.T) {
 
 // A call whose client hangs up is stopped.
 func TestCallStopsWhenClientLeaves(t *testing.T) {
-	n := newTestNode(t, 0, 0, func(c *Config, _ *pool.Config) { c.EVMTimeout, c.GasCap = time.Minute, 1<<40 })
+	n := newTestNode(t, 0, 0, func(tc *testConfig) {
+		c := &tc.rpc
+		c.EVMTimeout, c.GasCap = time.Minute, 1<<40
+	})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -236,7 +252,8 @@ func TestCallStopsWhenClientLeaves(t *testing.T) {
 }
 
 func TestRateLimits(t *testing.T) {
-	n := newTestNode(t, 0, 0, func(c *Config, _ *pool.Config) {
+	n := newTestNode(t, 0, 0, func(tc *testConfig) {
+		c := &tc.rpc
 		c.RateLimit = ratelimit.Config{Requests: 1, RequestBurst: 2}
 	})
 	p := peer.New(netip.MustParseAddr("192.0.2.9"), nil)

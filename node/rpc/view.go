@@ -60,7 +60,9 @@ func (s *Server) stateView(r *request, i int) (view, error) {
 	if header.Hash() == snap.Head.Hash() {
 		return s.latestView(r), nil
 	}
-	reader, err := s.b.Chain.StateReader(header.Root)
+	// A full node's pruned states answer chain.ErrStatePruned, whose
+	// message names the block and says that --gcmode archive keeps them.
+	reader, err := s.b.Chain.StateReaderAt(header)
 	if err != nil {
 		return view{}, err
 	}
