@@ -51,7 +51,13 @@ func start(t *testing.T, args ...string) *proc {
 	if len(args) == 0 || (args[0] != "init" && args[0] != "import" && args[0] != "export") {
 		args = append([]string{"--http.port", "0"}, args...) // tests run in parallel with other nodes
 	}
-	p := &proc{t: t, cmd: exec.Command(binary, args...), lines: make(chan string, 1024), done: make(chan error, 1)}
+	return startCmd(t, exec.Command(binary, args...))
+}
+
+// startCmd runs cmd, a stocknode, reading its log.
+func startCmd(t *testing.T, cmd *exec.Cmd) *proc {
+	t.Helper()
+	p := &proc{t: t, cmd: cmd, lines: make(chan string, 1024), done: make(chan error, 1)}
 	stderr, err := p.cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
