@@ -1,7 +1,6 @@
 package pool
 
 import (
-	"context"
 	"time"
 )
 
@@ -32,23 +31,25 @@ func (p *Pool) monitor() {
 		p.expireHeavy(now)
 		p.mu.Unlock()
 		for _, c := range cancels {
-			c.cancel(c.cause)
+			c.task.cancel(c.gen, c.cause)
 		}
 		p.checkGone(suspects)
 	}
 }
 
+// cancellation is a running task to stop, outside the lock.
 type cancellation struct {
-	cancel context.CancelCauseFunc
-	cause  error
+	task  *Task
+	gen   uint64
+	cause error
 }
 
 // suspect is a task whose client the monitor asks about, outside the lock.
 type suspect struct {
-	peer   interface{ Gone() bool }
-	cancel context.CancelCauseFunc // a running task's
-	w      *waiter                 // or a waiting one, at generation gen
-	gen    uint64
+	peer interface{ Gone() bool }
+	task *Task   // a running task (at generation gen)
+	w    *waiter // or a waiting one, at generation gen
+	gen  uint64
 }
 
 // scan drops waiting tasks past their deadline and returns the running
@@ -69,10 +70,10 @@ func (p *Pool) scan(now time.Time) ([]cancellation, []suspect) {
 		}
 		switch {
 		case !s.deadline.IsZero() && !now.Before(s.deadline):
-			cancels = append(cancels, cancellation{s.cancel, s.cause})
+			cancels = append(cancels, cancellation{p.tasks[i], s.gen, s.cause})
 			s.deadline = time.Time{} // once
 		case due(s.caller.Peer, s.start, &s.checked, now):
-			suspects = append(suspects, suspect{peer: s.caller.Peer, cancel: s.cancel})
+			suspects = append(suspects, suspect{peer: s.caller.Peer, task: p.tasks[i], gen: s.gen})
 		}
 	}
 	for _, cl := range append([]*client(nil), p.ring...) {
@@ -121,8 +122,8 @@ func (p *Pool) checkGone(suspects []suspect) {
 		if !s.peer.Gone() {
 			continue
 		}
-		if s.cancel != nil {
-			s.cancel(ErrGone)
+		if s.task != nil {
+			s.task.cancel(s.gen, ErrGone)
 			continue
 		}
 		p.mu.Lock()

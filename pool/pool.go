@@ -29,7 +29,6 @@
 package pool
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"net/netip"
@@ -120,6 +119,7 @@ type Pool struct {
 
 	mu         sync.Mutex
 	slots      []slot  // by slot index
+	tasks      []*Task // by slot index
 	free       []int32 // slot indices not in use
 	waiting    int
 	ring       []*client // clients with waiting tasks, served in turn
@@ -142,7 +142,7 @@ type slot struct {
 	deadline time.Time // the earlier of the caller's and the time limit
 	cause    error     // what reaching deadline means
 	checked  time.Time // last Gone check
-	cancel   context.CancelCauseFunc
+	gen      uint64    // the slot's task count, for the Task
 }
 
 // waiter is a task waiting for a slot.
@@ -150,7 +150,6 @@ type waiter struct {
 	gen     uint64 // changes each time the waiter is reused
 	caller  Caller
 	limit   time.Duration
-	cancel  context.CancelCauseFunc
 	client  *client
 	since   time.Time
 	checked time.Time
@@ -182,12 +181,14 @@ func New(cfg Config) *Pool {
 		heavyAfter:  heavyAfter,
 		heavyMemory: heavyMemory,
 		slots:       make([]slot, cfg.Workers),
+		tasks:       make([]*Task, cfg.Workers),
 		free:        make([]int32, cfg.Workers),
 		clients:     make(map[netip.Addr]*client),
 		heavy:       make(map[netip.Addr]time.Time),
 	}
 	for i := range p.free {
 		p.free[i] = int32(cfg.Workers - 1 - i)
+		p.tasks[i] = new(Task)
 	}
 	p.waiters.New = func() any { return &waiter{ready: make(chan error, 1)} }
 	return p
@@ -201,21 +202,19 @@ func (p *Pool) Workers() int { return p.workers }
 // unless Queue callers already wait: then it returns ErrOverloaded at once.
 // It returns ErrTimeout or ErrGone without running fn when c's deadline
 // passes or c hangs up while it waits, a *ShareError when c has its share
-// already, and ErrClosed after Close. fn's context is cancelled, with one
-// of the errors above as its cause (context.Cause), when fn must stop.
-func (p *Pool) Do(c Caller, limit time.Duration, fn func(ctx context.Context)) error {
-	ctx, cancel := context.WithCancelCause(context.Background())
-	defer cancel(nil)
-	idx, err := p.acquire(c, limit, cancel)
+// already, and ErrClosed after Close. fn's Task is cancelled, with one of
+// the errors above as its Err, when fn must stop; fn must not keep it.
+func (p *Pool) Do(c Caller, limit time.Duration, fn func(t *Task)) error {
+	idx, err := p.acquire(c, limit)
 	if err != nil {
 		return err
 	}
 	defer p.release(idx)
-	fn(ctx)
+	fn(p.tasks[idx])
 	return nil
 }
 
-func (p *Pool) acquire(c Caller, limit time.Duration, cancel context.CancelCauseFunc) (int32, error) {
+func (p *Pool) acquire(c Caller, limit time.Duration) (int32, error) {
 	now := time.Now()
 	p.mu.Lock()
 	if p.closed {
@@ -242,7 +241,7 @@ func (p *Pool) acquire(c Caller, limit time.Duration, cancel context.CancelCause
 	if len(p.free) > 0 && p.mayStart(c.Key) {
 		idx := p.free[len(p.free)-1]
 		p.free = p.free[:len(p.free)-1]
-		p.start(idx, c, cl, limit, cancel, now)
+		p.start(idx, c, cl, limit, now)
 		p.mu.Unlock()
 		return idx, nil
 	}
@@ -257,7 +256,7 @@ func (p *Pool) acquire(c Caller, limit time.Duration, cancel context.CancelCause
 	}
 	w := p.waiters.Get().(*waiter)
 	gen := w.gen
-	*w = waiter{gen: gen, caller: c, limit: limit, cancel: cancel, since: now, queued: true, slot: -1, ready: w.ready}
+	*w = waiter{gen: gen, caller: c, limit: limit, since: now, queued: true, slot: -1, ready: w.ready}
 	if cl == nil {
 		cl = p.client(c.Key)
 	}
@@ -273,14 +272,16 @@ func (p *Pool) acquire(c Caller, limit time.Duration, cancel context.CancelCause
 	err := <-w.ready
 	idx := w.slot
 	w.gen++
-	w.caller, w.cancel, w.client = Caller{}, nil, nil
+	w.caller, w.client = Caller{}, nil
 	p.waiters.Put(w)
 	return idx, err
 }
 
 // start records the task in slot idx; the caller holds mu.
-func (p *Pool) start(idx int32, c Caller, cl *client, limit time.Duration, cancel context.CancelCauseFunc, now time.Time) {
-	s := slot{busy: true, caller: c, start: now, deadline: c.Deadline, cause: ErrTimeout, cancel: cancel}
+func (p *Pool) start(idx int32, c Caller, cl *client, limit time.Duration, now time.Time) {
+	gen := p.slots[idx].gen + 1
+	p.tasks[idx].begin(gen)
+	s := slot{busy: true, caller: c, start: now, deadline: c.Deadline, cause: ErrTimeout, gen: gen}
 	if p.perClient > 0 {
 		s.client = cl
 	}
@@ -299,7 +300,7 @@ func (p *Pool) release(idx int32) {
 		cl.tasks--
 		p.forget(cl)
 	}
-	p.slots[idx] = slot{}
+	p.slots[idx] = slot{gen: p.slots[idx].gen}
 	p.free = append(p.free, idx)
 	if p.waiting > 0 {
 		p.dispatch(time.Now())
@@ -317,7 +318,7 @@ func (p *Pool) dispatch(now time.Time) {
 		}
 		idx := p.free[len(p.free)-1]
 		p.free = p.free[:len(p.free)-1]
-		p.start(idx, w.caller, w.client, w.limit, w.cancel, now)
+		p.start(idx, w.caller, w.client, w.limit, now)
 		w.slot = idx
 		w.ready <- nil
 	}
@@ -416,10 +417,10 @@ func (p *Pool) watch() {
 func (p *Pool) Close() {
 	p.mu.Lock()
 	p.closed = true
-	var cancels []context.CancelCauseFunc
+	var cancels []cancellation
 	for i := range p.slots {
 		if p.slots[i].busy {
-			cancels = append(cancels, p.slots[i].cancel)
+			cancels = append(cancels, cancellation{p.tasks[i], p.slots[i].gen, ErrClosed})
 		}
 	}
 	for len(p.ring) > 0 {
@@ -427,8 +428,8 @@ func (p *Pool) Close() {
 		w.ready <- ErrClosed
 	}
 	p.mu.Unlock()
-	for _, cancel := range cancels {
-		cancel(ErrClosed)
+	for _, c := range cancels {
+		c.task.cancel(c.gen, c.cause)
 	}
 }
 

@@ -1,17 +1,14 @@
 package pool
 
-import (
-	"context"
-	"testing"
-)
+import "testing"
 
 // BenchmarkDo measures what every eth_call pays for the bound on top of its
-// execution: taking and returning a slot, and the task's context.
+// execution: taking and returning a slot, and its task.
 func BenchmarkDo(b *testing.B) {
 	p := New(Config{})
 	b.ReportAllocs()
 	for b.Loop() {
-		if err := p.Do(Caller{}, 0, func(context.Context) {}); err != nil {
+		if err := p.Do(Caller{}, 0, func(*Task) {}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -23,7 +20,7 @@ func BenchmarkDoParallel(b *testing.B) {
 	b.ReportAllocs()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
-			if err := p.Do(Caller{}, 0, func(context.Context) {}); err != nil {
+			if err := p.Do(Caller{}, 0, func(*Task) {}); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -1,7 +1,6 @@
 package pool
 
 import (
-	"context"
 	"errors"
 	"net/netip"
 	"sync"
@@ -14,6 +13,20 @@ var (
 	clientA = netip.MustParseAddr("192.0.2.1")
 	clientB = netip.MustParseAddr("192.0.2.2")
 )
+
+// stopper is work that records being cancelled.
+type stopper chan struct{}
+
+func (s stopper) Cancel() { close(s) }
+
+// waitCancelled watches task until it is cancelled and returns why.
+func waitCancelled(task *Task) error {
+	s := make(stopper)
+	task.Watch(s)
+	defer task.Unwatch()
+	<-s
+	return task.Err()
+}
 
 // fakePeer hangs up when told to.
 type fakePeer struct{ gone atomic.Bool }
@@ -41,7 +54,7 @@ func blocker(t *testing.T, p *Pool, c Caller) (release func()) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			p.Do(c, 0, func(context.Context) { <-ch })
+			p.Do(c, 0, func(*Task) { <-ch })
 		}()
 	}
 	eventually(t, "blockers run", func() bool { run, _, _, _ := p.Stats(); return run == p.Workers() })
@@ -62,7 +75,7 @@ func TestDoRunsAndWaits(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if err := p.Do(Caller{Key: clientA}, 0, func(context.Context) { n.Add(1) }); err != nil {
+			if err := p.Do(Caller{Key: clientA}, 0, func(*Task) { n.Add(1) }); err != nil {
 				t.Error(err)
 			}
 		}()
@@ -84,11 +97,11 @@ func TestDoRejectsWhenFull(t *testing.T) {
 	var wg sync.WaitGroup
 	for i := 0; i < queue; i++ {
 		wg.Add(1)
-		go func() { defer wg.Done(); p.Do(Caller{}, 0, func(context.Context) {}) }()
+		go func() { defer wg.Done(); p.Do(Caller{}, 0, func(*Task) {}) }()
 	}
 	waitFor(t, p, queue)
 	ran := false
-	if err := p.Do(Caller{}, 0, func(context.Context) { ran = true }); !errors.Is(err, ErrOverloaded) {
+	if err := p.Do(Caller{}, 0, func(*Task) { ran = true }); !errors.Is(err, ErrOverloaded) {
 		t.Fatalf("Do on a full pool = %v, want ErrOverloaded", err)
 	}
 	if ran {
@@ -99,7 +112,7 @@ func TestDoRejectsWhenFull(t *testing.T) {
 	}
 	release()
 	wg.Wait()
-	if err := p.Do(Caller{}, 0, func(context.Context) {}); err != nil {
+	if err := p.Do(Caller{}, 0, func(*Task) {}); err != nil {
 		t.Fatalf("Do after the burst = %v", err)
 	}
 }
@@ -114,7 +127,7 @@ func TestWaitersServedRoundRobinByClient(t *testing.T) {
 	var wg sync.WaitGroup
 	run := func(key netip.Addr) {
 		defer wg.Done()
-		p.Do(Caller{Key: key}, 0, func(context.Context) { mu.Lock(); order = append(order, key); mu.Unlock() })
+		p.Do(Caller{Key: key}, 0, func(*Task) { mu.Lock(); order = append(order, key); mu.Unlock() })
 	}
 	for i := 0; i < 10; i++ {
 		wg.Add(1)
@@ -142,23 +155,23 @@ func TestPerClientShare(t *testing.T) {
 	release := blocker(t, p, Caller{Key: clientA})
 	var wg sync.WaitGroup
 	wg.Add(1)
-	go func() { defer wg.Done(); p.Do(Caller{Key: clientA}, 0, func(context.Context) {}) }()
+	go func() { defer wg.Done(); p.Do(Caller{Key: clientA}, 0, func(*Task) {}) }()
 	waitFor(t, p, 1)
 	var share *ShareError
-	if err := p.Do(Caller{Key: clientA}, 0, func(context.Context) { t.Error("over-share task ran") }); !errors.As(err, &share) || share.Limit != 2 {
+	if err := p.Do(Caller{Key: clientA}, 0, func(*Task) { t.Error("over-share task ran") }); !errors.As(err, &share) || share.Limit != 2 {
 		t.Fatalf("third task of client A = %v, want a ShareError with limit 2", err)
 	}
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		if err := p.Do(Caller{Key: clientB}, 0, func(context.Context) {}); err != nil {
+		if err := p.Do(Caller{Key: clientB}, 0, func(*Task) {}); err != nil {
 			t.Errorf("client B = %v", err)
 		}
 	}()
 	waitFor(t, p, 2)
 	release()
 	wg.Wait()
-	if err := p.Do(Caller{Key: clientA}, 0, func(context.Context) {}); err != nil {
+	if err := p.Do(Caller{Key: clientA}, 0, func(*Task) {}); err != nil {
 		t.Fatalf("client A after its tasks ended = %v", err)
 	}
 	if n := len(p.clients); n != 0 {
@@ -197,10 +210,9 @@ func TestNoWorkOutlivesItsRequest(t *testing.T) {
 			ran := false
 			done := make(chan error, 1)
 			go func() {
-				done <- p.Do(tt.caller(peer), tt.limit, func(ctx context.Context) {
+				done <- p.Do(tt.caller(peer), tt.limit, func(task *Task) {
 					ran = true
-					<-ctx.Done()
-					cause = context.Cause(ctx)
+					cause = waitCancelled(task)
 				})
 			}()
 			if tt.waiting {
@@ -230,10 +242,10 @@ func TestNoWorkOutlivesItsRequest(t *testing.T) {
 func TestClose(t *testing.T) {
 	p := New(Config{Workers: 1, Queue: 8})
 	running := make(chan error, 1)
-	go p.Do(Caller{}, 0, func(ctx context.Context) { <-ctx.Done(); running <- context.Cause(ctx) })
+	go p.Do(Caller{}, 0, func(task *Task) { running <- waitCancelled(task) })
 	eventually(t, "task runs", func() bool { run, _, _, _ := p.Stats(); return run == 1 })
 	waiting := make(chan error, 1)
-	go func() { waiting <- p.Do(Caller{}, 0, func(context.Context) { t.Error("dropped task ran") }) }()
+	go func() { waiting <- p.Do(Caller{}, 0, func(*Task) { t.Error("dropped task ran") }) }()
 	waitFor(t, p, 1)
 	p.Close()
 	if err := <-running; !errors.Is(err, ErrClosed) {
@@ -242,7 +254,7 @@ func TestClose(t *testing.T) {
 	if err := <-waiting; !errors.Is(err, ErrClosed) {
 		t.Fatalf("waiting task = %v, want ErrClosed", err)
 	}
-	if err := p.Do(Caller{}, 0, func(context.Context) {}); !errors.Is(err, ErrClosed) {
+	if err := p.Do(Caller{}, 0, func(*Task) {}); !errors.Is(err, ErrClosed) {
 		t.Fatalf("Do after Close = %v", err)
 	}
 }
@@ -255,15 +267,15 @@ func TestHeavyClientsLeaveASlot(t *testing.T) {
 	p.heavyAfter, p.heavyMemory = time.Millisecond, 200*time.Millisecond
 	release := make(chan struct{})
 	first := make(chan struct{})
-	go p.Do(Caller{Key: clientA}, 0, func(context.Context) { close(first); <-release })
+	go p.Do(Caller{Key: clientA}, 0, func(*Task) { close(first); <-release })
 	<-first
 	eventually(t, "client A counts as heavy", func() bool { return p.Heavy() == 1 })
 
 	second := make(chan struct{})
-	go p.Do(Caller{Key: clientA}, 0, func(context.Context) { close(second) })
+	go p.Do(Caller{Key: clientA}, 0, func(*Task) { close(second) })
 	waitFor(t, p, 1) // A's next call waits although a slot is free
 	ran := false
-	if err := p.Do(Caller{Key: clientB}, 0, func(context.Context) { ran = true }); err != nil || !ran {
+	if err := p.Do(Caller{Key: clientB}, 0, func(*Task) { ran = true }); err != nil || !ran {
 		t.Fatalf("client B's call on the free slot: %v, ran %v", err, ran)
 	}
 	select {
@@ -279,7 +291,7 @@ func TestHeavyClientsLeaveASlot(t *testing.T) {
 	var started sync.WaitGroup
 	started.Add(2)
 	for i := 0; i < 2; i++ {
-		go p.Do(Caller{Key: clientA}, 0, func(context.Context) { started.Done(); <-hold })
+		go p.Do(Caller{Key: clientA}, 0, func(*Task) { started.Done(); <-hold })
 	}
 	started.Wait() // both slots, with A no longer heavy
 	close(hold)
@@ -289,12 +301,12 @@ func TestHeavyClientsLeaveASlot(t *testing.T) {
 func TestHeavyClientWithOneWorker(t *testing.T) {
 	p := New(Config{Workers: 1, Queue: 8})
 	p.heavyAfter = time.Millisecond
-	if err := p.Do(Caller{Key: clientA}, 0, func(context.Context) { time.Sleep(20 * time.Millisecond) }); err != nil {
+	if err := p.Do(Caller{Key: clientA}, 0, func(*Task) { time.Sleep(20 * time.Millisecond) }); err != nil {
 		t.Fatal(err)
 	}
 	eventually(t, "client A counts as heavy", func() bool { return p.Heavy() == 1 })
 	ran := false
-	if err := p.Do(Caller{Key: clientA}, 0, func(context.Context) { ran = true }); err != nil || !ran {
+	if err := p.Do(Caller{Key: clientA}, 0, func(*Task) { ran = true }); err != nil || !ran {
 		t.Fatalf("heavy client with one worker: %v, ran %v", err, ran)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math/bits"
 	"sync"
+	"sync/atomic"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/vm"
@@ -153,7 +154,17 @@ func blake2bG(a, b, c, d, x, y uint64) (uint64, uint64, uint64, uint64) {
 // set with BLAKE2F replaced by an interruptible one bound to one EVM. They
 // are pooled: building a set per call would cost a map per eth_call.
 type callPrecompiles struct {
-	sets sync.Map // params.Rules -> *sync.Pool of *precompileSet
+	mu   sync.Mutex
+	sets map[params.Rules]*sync.Pool // of *precompileSet
+	// last is the fork of the last call: nearly every call's, read without
+	// a lock or a map lookup (a Rules key in a map costs an allocation).
+	last atomic.Pointer[forkPrecompiles]
+}
+
+// forkPrecompiles is one fork's pool of precompile sets.
+type forkPrecompiles struct {
+	rules params.Rules
+	pool  *sync.Pool
 }
 
 type precompileSet struct {
@@ -165,17 +176,31 @@ type precompileSet struct {
 // install gives evm its interruptible precompiles; release gives them back
 // once evm is done.
 func (c *callPrecompiles) install(evm *vm.EVM) *precompileSet {
-	rules := evm.GetRules()
-	pool, ok := c.sets.Load(rules)
-	if !ok {
-		pool, _ = c.sets.LoadOrStore(rules, newPrecompilePool(rules))
-	}
-	set := pool.(*sync.Pool).Get().(*precompileSet)
+	set := c.pool(evm.GetRules()).Get().(*precompileSet)
 	if set.blake != nil {
 		set.blake.evm = evm
 		evm.SetPrecompiles(set.contracts)
 	}
 	return set
+}
+
+// pool is rules' pool of precompile sets.
+func (c *callPrecompiles) pool(rules params.Rules) *sync.Pool {
+	if last := c.last.Load(); last != nil && last.rules == rules {
+		return last.pool
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.sets == nil {
+		c.sets = make(map[params.Rules]*sync.Pool)
+	}
+	p := c.sets[rules]
+	if p == nil {
+		p = newPrecompilePool(rules)
+		c.sets[rules] = p
+	}
+	c.last.Store(&forkPrecompiles{rules: rules, pool: p})
+	return p
 }
 
 func (set *precompileSet) release() {

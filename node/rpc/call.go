@@ -1,7 +1,6 @@
 package rpc
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -203,22 +202,22 @@ func (s *Server) sharedBlockContext(header *types.Header) vm.BlockContext {
 
 // run executes msg on env's state: a StateDB from env's pool, given back
 // afterwards, or env's own.
-func (s *Server) run(ctx context.Context, env *callEnv, msg *core.Message) (*core.ExecutionResult, error) {
+func (s *Server) run(task *pool.Task, env *callEnv, msg *core.Message) (*core.ExecutionResult, error) {
 	if env.calls == nil {
-		return s.execute(ctx, s.newEVM(env, env.state, vm.Config{}), msg)
+		return s.execute(task, s.newEVM(env, env.state, vm.Config{}), msg)
 	}
 	st, err := env.calls.Get(msg.From)
 	if err != nil {
 		return nil, err
 	}
 	defer env.calls.Put(st)
-	return s.execute(ctx, s.newEVM(env, st, vm.Config{}), msg)
+	return s.execute(task, s.newEVM(env, st, vm.Config{}), msg)
 }
 
 // execute applies msg as eth_call does, with geth's words for a message
 // that cannot run ("err: ... (supplied gas N)").
-func (s *Server) execute(ctx context.Context, evm *vm.EVM, msg *core.Message) (*core.ExecutionResult, error) {
-	res, err := s.apply(ctx, evm, msg)
+func (s *Server) execute(task *pool.Task, evm *vm.EVM, msg *core.Message) (*core.ExecutionResult, error) {
+	res, err := s.apply(task, evm, msg)
 	if err != nil && !isCancelled(err) {
 		return nil, fmt.Errorf("err: %w (supplied gas %d)", err, msg.GasLimit)
 	}
@@ -236,26 +235,26 @@ func isCancelled(err error) bool {
 	return errors.As(err, &c)
 }
 
-// apply applies msg until ctx (the call bound's task context, which
-// carries the time limit, the request's deadline and the client's hang-up)
-// ends, then releases evm: its stack arena goes back to go-ethereum's pool
+// apply applies msg until task (the call bound's, which carries the time
+// limit, the request's deadline and the client's hang-up) is cancelled,
+// then releases evm: its stack arena goes back to go-ethereum's pool
 // instead of 32 KiB of garbage per call.
-func (s *Server) apply(ctx context.Context, evm *vm.EVM, msg *core.Message) (*core.ExecutionResult, error) {
+func (s *Server) apply(task *pool.Task, evm *vm.EVM, msg *core.Message) (*core.ExecutionResult, error) {
 	defer evm.Release()
 	defer s.precompiles.install(evm).release()
-	stop := context.AfterFunc(ctx, evm.Cancel)
-	defer stop()
+	task.Watch(evm)
+	defer task.Unwatch()
 	res, err := core.ApplyMessage(evm, msg, core.NewGasPool(math.MaxUint64))
 	if evm.Cancelled() {
-		return nil, &cancelledError{s.aborted(ctx)}
+		return nil, &cancelledError{s.aborted(task.Err())}
 	}
 	return res, err
 }
 
 // aborted says why a task of the call bound was stopped: geth's words for
 // the EVM time limit, -32002 for the request's deadline.
-func (s *Server) aborted(ctx context.Context) error {
-	switch cause := context.Cause(ctx); {
+func (s *Server) aborted(cause error) error {
+	switch {
 	case errors.Is(cause, pool.ErrTimeLimit):
 		return fmt.Errorf("execution aborted (timeout = %v)", s.cfg.EVMTimeout)
 	case errors.Is(cause, pool.ErrTimeout):
@@ -277,7 +276,7 @@ func (r *request) caller() pool.Caller {
 }
 
 // bounded runs fn under the call bound with the EVM time limit.
-func (s *Server) bounded(r *request, fn func(ctx context.Context)) error {
+func (s *Server) bounded(r *request, fn func(task *pool.Task)) error {
 	return s.b.Calls.Do(r.caller(), s.cfg.EVMTimeout, fn)
 }
 
@@ -288,8 +287,8 @@ func ethCall(s *Server, r *request) error {
 	}
 	var ret []byte
 	var callErr error
-	if err := s.bounded(r, func(ctx context.Context) {
-		res, err := s.run(ctx, env, msg)
+	if err := s.bounded(r, func(task *pool.Task) {
+		res, err := s.run(task, env, msg)
 		switch {
 		case err != nil:
 			callErr = err
@@ -330,9 +329,9 @@ func ethEstimateGas(s *Server, r *request) error {
 	}
 	var gas uint64
 	var estErr error
-	if err := s.bounded(r, func(ctx context.Context) {
+	if err := s.bounded(r, func(task *pool.Task) {
 		var revert []byte
-		gas, revert, estErr = s.estimateGas(ctx, msg, env)
+		gas, revert, estErr = s.estimateGas(task, msg, env)
 		if len(revert) > 0 {
 			estErr = revertError(revert)
 		}
@@ -360,7 +359,7 @@ func ethCreateAccessList(s *Server, r *request) error {
 	}
 	var result accessListResult
 	var listErr error
-	if err := s.bounded(r, func(ctx context.Context) { result, listErr = s.accessList(ctx, msg, env) }); err != nil {
+	if err := s.bounded(r, func(task *pool.Task) { result, listErr = s.accessList(task, msg, env) }); err != nil {
 		return err
 	}
 	if listErr != nil {
@@ -372,7 +371,7 @@ func ethCreateAccessList(s *Server, r *request) error {
 // accessList runs the message until the access list it touches is stable
 // (geth's AccessList): each run starts from the list the previous run
 // recorded, and the answer is the list that reproduced itself.
-func (s *Server) accessList(ctx context.Context, msg *core.Message, env *callEnv) (accessListResult, error) {
+func (s *Server) accessList(task *pool.Task, msg *core.Message, env *callEnv) (accessListResult, error) {
 	exclude := map[common.Address]struct{}{msg.From: {}}
 	if msg.To != nil {
 		exclude[*msg.To] = struct{}{}
@@ -395,15 +394,15 @@ func (s *Server) accessList(ctx context.Context, msg *core.Message, env *callEnv
 	base := env.state.Copy()
 	prev := logger.NewAccessListTracer(msg.AccessList, exclude)
 	for {
-		if ctx.Err() != nil {
-			return accessListResult{}, fmt.Errorf("access list not stable: %w", s.aborted(ctx))
+		if err := task.Err(); err != nil {
+			return accessListResult{}, fmt.Errorf("access list not stable: %w", s.aborted(err))
 		}
 		list := prev.AccessList()
 		tracer := logger.NewAccessListTracer(list, exclude)
 		run := *msg
 		run.AccessList = list
 		env.state = base.Copy()
-		res, err := s.execute(ctx, s.newEVM(env, env.state, vm.Config{Tracer: tracer.Hooks()}), &run)
+		res, err := s.execute(task, s.newEVM(env, env.state, vm.Config{Tracer: tracer.Hooks()}), &run)
 		if err != nil {
 			return accessListResult{}, fmt.Errorf("failed to apply transaction: %w", err)
 		}

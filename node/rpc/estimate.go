@@ -1,7 +1,6 @@
 package rpc
 
 import (
-	"context"
 	"errors"
 	"fmt"
 
@@ -9,6 +8,8 @@ import (
 	"github.com/ethereum/go-ethereum/core/vm"
 	"github.com/ethereum/go-ethereum/params"
 	"github.com/holiman/uint256"
+
+	"github.com/stocknode/stocknode/pool"
 )
 
 // estimateErrorRatio is geth's estimateGasErrorRatio: an estimate within
@@ -21,18 +22,18 @@ const estimateErrorRatio = 0.015
 // trials would run outside the call bound's cancellation and with
 // go-ethereum's BLAKE2F, which cannot be interrupted (blake2f.go). It
 // returns the revert data when the call always reverts.
-func (s *Server) estimateGas(ctx context.Context, msg *core.Message, env *callEnv) (uint64, []byte, error) {
+func (s *Server) estimateGas(task *pool.Task, msg *core.Message, env *callEnv) (uint64, []byte, error) {
 	hi, err := s.estimateCeiling(msg, env)
 	if err != nil {
 		return 0, nil, err
 	}
 	// A plain transfer runs no code and earns no refund: one trial is exact.
 	if len(msg.Data) == 0 && msg.To != nil && env.state.GetCodeSize(*msg.To) == 0 {
-		if failed, res, err := s.trial(ctx, msg, env, params.TxGas); !failed && err == nil {
+		if failed, res, err := s.trial(task, msg, env, params.TxGas); !failed && err == nil {
 			return res.UsedGas, nil, nil
 		}
 	}
-	failed, res, err := s.trial(ctx, msg, env, hi)
+	failed, res, err := s.trial(task, msg, env, hi)
 	switch {
 	case err != nil:
 		return 0, nil, err
@@ -45,7 +46,7 @@ func (s *Server) estimateGas(ctx context.Context, msg *core.Message, env *callEn
 	// The gas the unconstrained run used, plus its refund and a call
 	// stipend, nearly always suffices: try it before bisecting.
 	if optimistic := (res.MaxUsedGas + params.CallStipend) * 64 / 63; optimistic < hi {
-		failed, _, err := s.trial(ctx, msg, env, optimistic)
+		failed, _, err := s.trial(task, msg, env, optimistic)
 		if err != nil {
 			return 0, nil, err
 		}
@@ -58,7 +59,7 @@ func (s *Server) estimateGas(ctx context.Context, msg *core.Message, env *callEn
 	for lo+1 < hi && float64(hi-lo)/float64(hi) >= estimateErrorRatio {
 		// Most calls need little more than they use: bisect skewed low.
 		mid := min(lo+(hi-lo)/2, lo*2)
-		failed, _, err := s.trial(ctx, msg, env, mid)
+		failed, _, err := s.trial(task, msg, env, mid)
 		if err != nil {
 			return 0, nil, err
 		}
@@ -115,11 +116,11 @@ func (s *Server) estimateCeiling(msg *core.Message, env *callEnv) (uint64, error
 
 // trial runs msg with gas on a copy of env's state. failed reports a
 // failure more gas might cure; err one it cannot (including cancellation).
-func (s *Server) trial(ctx context.Context, msg *core.Message, env *callEnv, gas uint64) (failed bool, res *core.ExecutionResult, err error) {
+func (s *Server) trial(task *pool.Task, msg *core.Message, env *callEnv, gas uint64) (failed bool, res *core.ExecutionResult, err error) {
 	defer func(gas uint64) { msg.GasLimit = gas }(msg.GasLimit)
 	msg.GasLimit = gas
 	st := env.state.Copy()
-	res, err = s.apply(ctx, s.newEVM(env, st, vm.Config{}), msg)
+	res, err = s.apply(task, s.newEVM(env, st, vm.Config{}), msg)
 	if dbErr := st.Error(); dbErr != nil {
 		return true, nil, dbErr
 	}
