@@ -1,13 +1,10 @@
 package chain
 
 import (
-	"path/filepath"
 	"testing"
 
 	"github.com/ethereum/go-ethereum/core"
-	"github.com/ethereum/go-ethereum/core/rawdb"
 	"github.com/ethereum/go-ethereum/core/types"
-	"github.com/ethereum/go-ethereum/ethdb/pebble"
 )
 
 // BenchmarkGCMode measures what each gc mode costs per block as the chain
@@ -46,15 +43,7 @@ func BenchmarkGCMode(b *testing.B) {
 }
 
 func insertBench(b *testing.B, genesis *core.Genesis, blocks []*types.Block, mode GCMode, bufferMB int) (perBlock, growth float64, lag int) {
-	dir := b.TempDir()
-	kv, err := pebble.New(dir, 64, 64, "", false)
-	if err != nil {
-		b.Fatal(err)
-	}
-	db, err := rawdb.Open(kv, rawdb.OpenOptions{Ancient: filepath.Join(dir, "ancient")})
-	if err != nil {
-		b.Fatal(err)
-	}
+	dir, db := openBenchDB(b)
 	defer db.Close()
 	cfg := blockChainConfig(Config{DataDir: dir, StateHistory: DefaultStateHistory}, mode)
 	if mode == GCFull {
@@ -76,7 +65,7 @@ func insertBench(b *testing.B, genesis *core.Genesis, blocks []*types.Block, mod
 				b.Fatal(err)
 			}
 		}
-		if err := kv.SyncKeyValue(); err != nil {
+		if err := db.SyncKeyValue(); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -88,7 +77,7 @@ func insertBench(b *testing.B, genesis *core.Genesis, blocks []*types.Block, mod
 		}
 		lag = len(headers)
 	}
-	kv.Compact(nil, nil)
+	db.Compact(nil, nil)
 	growth = float64(dirSize(b, dir)-before) / float64(len(blocks))
 	return perBlock, growth, lag
 }

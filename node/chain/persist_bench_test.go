@@ -12,6 +12,7 @@ import (
 	"github.com/ethereum/go-ethereum/core/rawdb"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/ethdb"
 	"github.com/ethereum/go-ethereum/ethdb/pebble"
 	"github.com/ethereum/go-ethereum/params"
 )
@@ -47,15 +48,7 @@ func BenchmarkPersistence(b *testing.B) {
 			b.Run(v.name+"/txs="+itoa(txs), func(b *testing.B) {
 				var perBlock, growth float64
 				for b.Loop() {
-					dir := b.TempDir()
-					kv, err := pebble.New(dir, 64, 64, "", false)
-					if err != nil {
-						b.Fatal(err)
-					}
-					db, err := rawdb.Open(kv, rawdb.OpenOptions{Ancient: filepath.Join(dir, "ancient")})
-					if err != nil {
-						b.Fatal(err)
-					}
+					dir, db := openBenchDB(b)
 					bc, err := core.NewBlockChain(db, genesis, NewEngine(nil), v.cfg())
 					if err != nil {
 						b.Fatal(err)
@@ -72,13 +65,13 @@ func BenchmarkPersistence(b *testing.B) {
 							}
 						}
 						if v.sync {
-							if err := kv.SyncKeyValue(); err != nil {
+							if err := db.SyncKeyValue(); err != nil {
 								b.Fatal(err)
 							}
 						}
 					}
 					perBlock = float64(b.Elapsed()-start) / float64(len(blocks))
-					kv.Compact(nil, nil)
+					db.Compact(nil, nil)
 					growth = float64(dirSize(b, dir)-before) / float64(len(blocks))
 					bc.Stop()
 					db.Close()
@@ -140,3 +133,18 @@ func dirSize(b *testing.B, dir string) int64 {
 }
 
 func itoa(n int) string { return big.NewInt(int64(n)).String() }
+
+// openBenchDB opens a fresh pebble database with a freezer in a temporary
+// directory.
+func openBenchDB(b *testing.B) (string, ethdb.Database) {
+	dir := b.TempDir()
+	kv, err := pebble.New(dir, 64, 64, "", false)
+	if err != nil {
+		b.Fatal(err)
+	}
+	db, err := rawdb.Open(kv, rawdb.OpenOptions{Ancient: filepath.Join(dir, "ancient")})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return dir, db
+}
