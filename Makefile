@@ -5,7 +5,7 @@ BIN     := bin/stocknode
 DATADIR ?= ./stocknode-data
 ARGS    ?=
 
-.PHONY: build run dev test test-short vet clean conformance bench profile loadtest compare abuse
+.PHONY: build run dev test test-short vet clean contracts conformance bench profile loadtest compare abuse
 
 build:
 	$(GO) build -o $(BIN) ./cmd/stocknode
@@ -25,6 +25,7 @@ vet:
 test: vet
 	bash scripts/ensure-node.sh
 	cd e2e && npm ci --no-audit --no-fund
+	cd contracts && npm ci --no-audit --no-fund
 	$(GO) test -race -count=1 -timeout 20m ./...
 
 ## test-short: the fast tests without the race detector.
@@ -33,6 +34,10 @@ test-short:
 
 clean:
 	rm -rf bin
+
+## contracts: recompile contracts/src/*.sol (pinned solc-js, Node.js) into the committed contracts/artifacts/.
+contracts:
+	cd contracts && npm ci --no-audit --no-fund && node compile.mjs
 
 ## conformance: the JSON-RPC conformance fixtures (conformance/tests) against stocknode and geth v1.16.7.
 conformance:
