@@ -1,7 +1,8 @@
 // Package httpserver is the node's HTTP front end on fasthttp: JSON-RPC at
 // POST /, a health check at GET /health, CORS, optional TLS, gzip for large
 // responses, and limits that keep one client from hurting the others. Other
-// paths are left to the handlers registered with Handle (explorer, REST).
+// paths are left to the handlers registered with Handle and Mount (explorer,
+// REST), and what none claims to the one set with NotFound.
 package httpserver
 
 import (
@@ -76,9 +77,12 @@ type Server struct {
 	rpc    RPC
 	health Health
 	routes map[string]fasthttp.RequestHandler // GET paths
-	srv    *fasthttp.Server
-	ln     *listener
-	bufs   sync.Pool // *[]byte response scratch
+	mounts []mount                            // path prefixes, every method
+	// notFound answers a path nothing serves.
+	notFound fasthttp.RequestHandler
+	srv      *fasthttp.Server
+	ln       *listener
+	bufs     sync.Pool // *[]byte response scratch
 }
 
 // New returns a server; Listen binds it.
@@ -89,7 +93,7 @@ func New(cfg Config, rpc RPC, health Health) *Server {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	s := &Server{cfg: cfg, rpc: rpc, health: health, routes: map[string]fasthttp.RequestHandler{}}
+	s := &Server{cfg: cfg, rpc: rpc, health: health, routes: map[string]fasthttp.RequestHandler{}, notFound: plainNotFound}
 	s.bufs.New = func() any { b := make([]byte, 0, 4096); return &b }
 	s.srv = &fasthttp.Server{
 		Handler:                       s.serve,
@@ -115,6 +119,31 @@ func New(cfg Config, rpc RPC, health Health) *Server {
 
 // Handle registers a GET handler for path (explorer, REST endpoints).
 func (s *Server) Handle(path string, h fasthttp.RequestHandler) { s.routes[path] = h }
+
+// mount is a handler for every method on the paths under a prefix.
+type mount struct {
+	prefix string
+	h      fasthttp.RequestHandler
+}
+
+// Mount gives h every request, whatever its method (but OPTIONS, which CORS
+// answers), whose path starts with prefix: an API under it answers its own
+// wrong methods and unknown paths. Register before Serve.
+func (s *Server) Mount(prefix string, h fasthttp.RequestHandler) {
+	s.mounts = append(s.mounts, mount{prefix, h})
+}
+
+// NotFound sets the answer to a request no route serves (by default 404
+// "not found" and 405 for other methods than GET, in plain text).
+func (s *Server) NotFound(h fasthttp.RequestHandler) { s.notFound = h }
+
+func plainNotFound(ctx *fasthttp.RequestCtx) {
+	if ctx.IsGet() || ctx.IsHead() {
+		ctx.Error("not found", fasthttp.StatusNotFound)
+		return
+	}
+	ctx.Error("method not allowed", fasthttp.StatusMethodNotAllowed)
+}
 
 // Listen binds the address; Addr then reports the bound address.
 func (s *Server) Listen() error {
@@ -196,15 +225,26 @@ func (s *Server) serve(ctx *fasthttp.RequestCtx) {
 		s.serveRPC(ctx)
 	case ctx.IsGet() && string(path) == "/health":
 		s.serveHealth(ctx)
-	case ctx.IsGet():
+	default:
+		s.route(ctx, path)
+	}
+}
+
+// route finds the handler of a request that is not JSON-RPC or /health.
+func (s *Server) route(ctx *fasthttp.RequestCtx, path []byte) {
+	for _, m := range s.mounts {
+		if bytes.HasPrefix(path, []byte(m.prefix)) {
+			m.h(ctx)
+			return
+		}
+	}
+	if ctx.IsGet() {
 		if h, ok := s.routes[string(path)]; ok {
 			h(ctx)
 			return
 		}
-		ctx.Error("not found", fasthttp.StatusNotFound)
-	default:
-		ctx.Error("method not allowed", fasthttp.StatusMethodNotAllowed)
 	}
+	s.notFound(ctx)
 }
 
 var jsonType = []byte("application/json")
@@ -290,9 +330,11 @@ func (s *Server) cors(ctx *fasthttp.RequestCtx) {
 	h := &ctx.Response.Header
 	h.Set("Access-Control-Allow-Origin", allowed)
 	h.Set("Vary", "Origin")
+	// A page may read the validator it revalidates with.
+	h.Set("Access-Control-Expose-Headers", "ETag, Retry-After")
 	if ctx.IsOptions() {
-		h.Set("Access-Control-Allow-Methods", "POST, GET, OPTIONS")
-		h.Set("Access-Control-Allow-Headers", "Content-Type, Authorization")
+		h.Set("Access-Control-Allow-Methods", "POST, GET, HEAD, OPTIONS")
+		h.Set("Access-Control-Allow-Headers", "Content-Type, Authorization, If-None-Match")
 		h.Set("Access-Control-Max-Age", "600")
 	}
 }

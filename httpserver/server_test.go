@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/valyala/fasthttp"
+
 	"github.com/stocknode/stocknode/peer"
 )
 
@@ -165,5 +167,53 @@ func TestHealthAndRoutes(t *testing.T) {
 	}
 	if resp, _ := http.Get(url + "/nope"); resp.StatusCode != 404 {
 		t.Fatalf("unknown path: %d", resp.StatusCode)
+	}
+}
+
+func TestMountAndNotFound(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Addr = "127.0.0.1:0"
+	s := New(cfg, echoRPC{}, healthy)
+	s.Mount("/api/", func(ctx *fasthttp.RequestCtx) {
+		fmt.Fprintf(ctx, "api %s %s", ctx.Method(), ctx.Path())
+	})
+	s.Handle("/page", func(ctx *fasthttp.RequestCtx) { ctx.WriteString("page") })
+	s.NotFound(func(ctx *fasthttp.RequestCtx) {
+		ctx.SetStatusCode(fasthttp.StatusNotFound)
+		fmt.Fprintf(ctx, "nothing at %s %s", ctx.Method(), ctx.Path())
+	})
+	if err := s.Listen(); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- s.Serve(ctx) }()
+	defer func() { cancel(); <-done }()
+	url := "http://" + s.Addr().String()
+	tests := []struct {
+		method, path string
+		status       int
+		body         string
+	}{
+		{"GET", "/api/x", 200, "api GET /api/x"},
+		{"DELETE", "/api/x", 200, "api DELETE /api/x"},
+		{"HEAD", "/api/x", 200, ""},
+		{"GET", "/page", 200, "page"},
+		{"PUT", "/page", 404, "nothing at PUT /page"},
+		{"GET", "/apix", 404, "nothing at GET /apix"},
+		{"POST", "/other", 404, "nothing at POST /other"},
+		{"OPTIONS", "/api/x", 204, ""},
+	}
+	for _, tt := range tests {
+		req, _ := http.NewRequest(tt.method, url+tt.path, nil)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != tt.status || string(body) != tt.body {
+			t.Errorf("%s %s: %d %q, want %d %q", tt.method, tt.path, resp.StatusCode, body, tt.status, tt.body)
+		}
 	}
 }
