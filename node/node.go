@@ -21,9 +21,11 @@ import (
 	"github.com/stocknode/stocknode/node/pending"
 	"github.com/stocknode/stocknode/node/rpc"
 	"github.com/stocknode/stocknode/node/sequencer"
+	"github.com/stocknode/stocknode/node/stocks"
 	"github.com/stocknode/stocknode/node/txpool"
 	"github.com/stocknode/stocknode/node/ws"
 	"github.com/stocknode/stocknode/pool"
+	"github.com/stocknode/stocknode/rest"
 )
 
 // Config is everything the node needs to start.
@@ -53,6 +55,13 @@ type Config struct {
 	// (the spec's main and test networks offer HTTP only).
 	WS         ws.Config
 	WSDisabled bool
+	// Network names the node's own chain in the REST API's chains list
+	// (--network.name); Registry lists the other chains there (--registry).
+	Network  string
+	Registry []rest.Chain
+	// PreviewExamples issues the example stock tokens in the first block
+	// of a new chain on the built-in preview genesis.
+	PreviewExamples bool
 	// FDLimit is the process's file-descriptor limit (0: unknown). Unless
 	// HTTP.MaxConns is set, connections are capped at what it leaves after
 	// the database's handles and a reserve (connBudget).
@@ -71,11 +80,13 @@ type Node struct {
 	rpc    *rpc.Server
 	http   *httpserver.Server
 	hub    *ws.Hub // nil when the WebSocket endpoint is off
+	stocks *stocks.Index
 	reg    *metrics.Registry
 	faucet *ecdsa.PrivateKey
 
-	faucetDerived bool
-	dirtyStart    bool // the previous run ended without a clean shutdown
+	faucetDerived  bool
+	examplesIssued bool // this start put the example tokens in the pool
+	dirtyStart     bool // the previous run ended without a clean shutdown
 }
 
 // New opens the chain and prepares the pool and sequencer.
@@ -115,6 +126,11 @@ func New(cfg Config, log *slog.Logger) (*Node, error) {
 		n.chain.Close()
 		return nil, err
 	}
+	if err := n.issueExamples(); err != nil {
+		n.pool.Close()
+		n.chain.Close()
+		return nil, err
+	}
 	// Readers find a snapshot from the first request on.
 	if err := n.seq.PublishHead(); err != nil {
 		n.pool.Close()
@@ -138,12 +154,18 @@ func (n *Node) startAPI() error {
 	n.reg = metrics.NewRegistry()
 	n.rpc = rpc.New(n.cfg.RPC, rpc.Backend{Chain: n.chain, Pool: n.pool, Snapshots: n.store, Calls: n.calls}, n.reg)
 	n.http = httpserver.New(n.cfg.HTTP, n.rpc, n.health)
+	listeners := sequencer.Listeners{}
+	if err := n.startREST(&listeners); err != nil {
+		n.rpc.Close()
+		return err
+	}
 	if !n.cfg.WSDisabled {
 		n.cfg.WS.Peer = n.http.Peer
 		n.hub = ws.New(n.cfg.WS, n.rpc, n.chain, n.log)
 		n.http.Handle("/ws", n.hub.Handler)
-		n.seq.SetListener(n.hub)
+		listeners = append(listeners, n.hub)
 	}
+	n.seq.SetListener(listeners)
 	if err := n.http.Listen(); err != nil {
 		n.rpc.Close()
 		return err
@@ -262,6 +284,8 @@ func (n *Node) Run(ctx context.Context) error {
 	defer cancel()
 	httpDone := make(chan error, 1)
 	go func() { httpDone <- n.http.Serve(ctx) }()
+	stocksDone := make(chan error, 1)
+	go func() { stocksDone <- n.stocks.Run(ctx) }()
 	hubDone := make(chan struct{})
 	if n.hub != nil {
 		go func() { defer close(hubDone); n.hub.Run(ctx) }()
@@ -287,7 +311,7 @@ func (n *Node) Run(ctx context.Context) error {
 	// is inside one, and the hub waits for every connection.
 	n.calls.Close()
 	<-hubDone
-	err = errors.Join(err, <-httpDone)
+	err = errors.Join(err, <-httpDone, <-stocksDone)
 	head := n.chain.Head()
 	if cerr := n.Close(); cerr != nil {
 		return errors.Join(err, cerr)

@@ -64,10 +64,14 @@ func runNode(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	pprofAddr := fs.String("pprof.addr", "127.0.0.1:6060", "admin listening address (pprof, metrics)")
 	api := apiFlags(fs, &cfg)
 	limits := limitFlags(fs, &cfg)
+	protocol := protocolFlags(fs, &cfg)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
 	api.apply(&cfg)
+	if err := protocol.apply(&cfg); err != nil {
+		return err
+	}
 	if err := limits.apply(fs, &cfg); err != nil {
 		return err
 	}
@@ -126,6 +130,7 @@ func printAccounts(w io.Writer, n *node.Node) error {
 		fmt.Fprintf(w, "Faucet key (development key, public, never use it for value): %s\n", hexutil.Encode(crypto.FromECDSA(n.FaucetKey())))
 	}
 	fmt.Fprintln(w)
+	printProtocol(w, n)
 	return nil
 }
 

@@ -17,12 +17,15 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/params"
 	"github.com/holiman/uint256"
+
+	"github.com/stocknode/stocknode/contracts"
 )
 
 // previewGenesisHash pins the preview genesis (with the default faucet): it
 // must be the same on every machine and only change on purpose (a change of
-// alloc, config or of go-ethereum's system contract code).
-const previewGenesisHash = "0x1e4d9e661cdd72b84ee83e3e4c806d225935cad9b62e0630c118116b3ffcfd7e"
+// alloc, config, of go-ethereum's system contract code or of the
+// tokenized-stock protocol's bytecode: run `make contracts`, then update it).
+const previewGenesisHash = "0x3902edf3da4e53b61b5ff62095227a07ac886be5f2bbda503cccfcd2366cec1d"
 
 func defaultFaucet(t *testing.T) common.Address {
 	t.Helper()
@@ -58,6 +61,15 @@ func TestPreviewChain(t *testing.T) {
 	if head.Number.Sign() != 0 || head.Hash() != genesis.ToBlock().Hash() {
 		t.Fatalf("head #%d %s, want the genesis %s", head.Number, head.Hash(), genesis.ToBlock().Hash())
 	}
+	st, err := c.BlockChain().State()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for addr, account := range contracts.Predeploys() {
+		if code := st.GetCode(addr); len(code) == 0 || string(code) != string(account.Code) {
+			t.Errorf("protocol contract %s not in the preview genesis", addr)
+		}
+	}
 	if got := head.Hash().Hex(); got != previewGenesisHash {
 		t.Errorf("preview genesis hash %s, pinned %s", got, previewGenesisHash)
 	}
@@ -83,7 +95,7 @@ func TestPreviewChain(t *testing.T) {
 		t.Error("the preview chain is proof of stake from genesis")
 	}
 
-	st, err := state.New(head.Root, c.StateDatabase())
+	st, err = state.New(head.Root, c.StateDatabase())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,8 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/params"
+
+	"github.com/stocknode/stocknode/contracts"
 )
 
 const (
@@ -33,6 +35,9 @@ const (
 var (
 	// DevAccountBalance is what each development account holds at genesis.
 	DevAccountBalance = new(big.Int).Mul(big.NewInt(10_000), big.NewInt(params.Ether))
+
+	// ExampleIssuerBalance is what the example tokens' issuer holds at genesis.
+	ExampleIssuerBalance = new(big.Int).Mul(big.NewInt(1_000), big.NewInt(params.Ether))
 
 	// FaucetBalance is what the faucet account holds at genesis.
 	FaucetBalance = new(big.Int).Mul(big.NewInt(1_000_000_000), big.NewInt(params.Ether))
@@ -77,7 +82,8 @@ func PreviewConfig() *params.ChainConfig {
 }
 
 // PreviewGenesis is the built-in genesis of the preview network: the ten
-// development accounts with 10,000 ETH each, the faucet, the precompiles and
+// development accounts with 10,000 ETH each, the faucet, the tokenized-stock
+// protocol (package contracts), the examples' issuer, the precompiles and
 // the system contracts that Cancun and Prague call into (as geth's
 // core.DeveloperGenesisBlock lays them out).
 func PreviewGenesis(faucet common.Address) (*core.Genesis, error) {
@@ -98,6 +104,11 @@ func PreviewGenesis(faucet common.Address) (*core.Genesis, error) {
 		alloc[crypto.PubkeyToAddress(key.PublicKey)] = types.Account{Balance: new(big.Int).Set(DevAccountBalance)}
 	}
 	alloc[faucet] = types.Account{Balance: new(big.Int).Set(FaucetBalance)}
+	// The tokenized-stock protocol at Base's addresses, and the issuer of
+	// the example tokens (funded whether or not they are issued, so the
+	// genesis does not depend on --preview.examples).
+	maps.Copy(alloc, contracts.Predeploys())
+	alloc[crypto.PubkeyToAddress(ExampleIssuerKey().PublicKey)] = types.Account{Balance: new(big.Int).Set(ExampleIssuerBalance)}
 
 	return &core.Genesis{
 		Config:     PreviewConfig(),
@@ -139,6 +150,17 @@ func FaucetKey(hexKey string) (key *ecdsa.PrivateKey, derived bool, err error) {
 	}
 	key, err = crypto.ToECDSA(crypto.Keccak256([]byte("stocknode preview faucet")))
 	return key, true, err
+}
+
+// ExampleIssuerKey is the key that issues the preview network's example
+// stock tokens. It is derived from a fixed seed, so it is public: it holds
+// nothing of value, and anyone may act as the examples' issuer.
+func ExampleIssuerKey() *ecdsa.PrivateKey {
+	key, err := crypto.ToECDSA(crypto.Keccak256([]byte("stocknode preview example issuer")))
+	if err != nil {
+		panic("chain: example issuer key: " + err.Error()) // a constant seed
+	}
+	return key
 }
 
 func trimHexPrefix(s string) string {

@@ -91,6 +91,23 @@ func New(cfg Config, c *chain.Chain, pool *txpool.Pool, store *pending.Store, lo
 	return &Sequencer{cfg: cfg, chain: c, pool: pool, store: store, log: log, now: time.Now}, nil
 }
 
+// Listeners tells each of its listeners in turn.
+type Listeners []Listener
+
+// Sealed implements Listener.
+func (ls Listeners) Sealed(snap *pending.Snapshot, block *types.Block) {
+	for _, l := range ls {
+		l.Sealed(snap, block)
+	}
+}
+
+// Preconfirmed implements Listener.
+func (ls Listeners) Preconfirmed(snap *pending.Snapshot) {
+	for _, l := range ls {
+		l.Preconfirmed(snap)
+	}
+}
+
 // SetListener registers l; call it before Run.
 func (s *Sequencer) SetListener(l Listener) { s.listener = l }
 
