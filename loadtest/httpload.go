@@ -34,7 +34,7 @@ type httpConfig struct {
 func httpFlags(fs *flag.FlagSet) *httpConfig {
 	c := new(httpConfig)
 	fs.StringVar(&c.URL, "url", "http://127.0.0.1:8545", "JSON-RPC HTTP endpoint")
-	fs.StringVar(&c.Method, "method", kindGetBalance, "getBalance | call | blockNumber | getTransactionCount | getBlockByNumber | estimateGas | mix")
+	fs.StringVar(&c.Method, "method", kindGetBalance, "getBalance | call | blockNumber | getTransactionCount | getBlockByNumber | estimateGas | mix | rest (GETs of the Tokenized Stocks REST API: the token list, the chains, each token's total supply)")
 	fs.StringVar(&c.Tag, "tag", "latest", "block tag of the requests: latest | pending")
 	fs.StringVar(&c.Conns, "c", "64", "keep-alive connections; a list (1,4,16,64,256) runs each in turn")
 	fs.DurationVar(&c.Duration, "duration", 6*time.Second, "measurement time per connection count")
@@ -144,8 +144,8 @@ func runHTTP(ctx context.Context, cfg httpConfig) (httpReport, error) {
 	if err := checkLoopback(cfg.URL); err != nil {
 		return report, err
 	}
-	if !validKind(cfg.Method) {
-		return report, fmt.Errorf("-method %q: want getBalance, call, blockNumber, getTransactionCount, getBlockByNumber, estimateGas or mix", cfg.Method)
+	if !validKind(cfg.Method) && cfg.Method != kindREST {
+		return report, fmt.Errorf("-method %q: want getBalance, call, blockNumber, getTransactionCount, getBlockByNumber, estimateGas, mix or rest", cfg.Method)
 	}
 	if cfg.Tag != "latest" && cfg.Tag != "pending" {
 		return report, fmt.Errorf("-tag %q: want latest or pending", cfg.Tag)
@@ -217,6 +217,16 @@ func runHTTPOnce(ctx context.Context, cfg httpConfig, conns int) (httpRun, error
 			hc.CloseIdleConnections()
 		}
 	}()
+	var paths []string
+	if cfg.Method == kindREST {
+		base := uri
+		if base[len(base)-1] != '/' {
+			base += "/"
+		}
+		if paths, err = restPaths(client, host, base, 10*time.Second); err != nil {
+			return httpRun{}, err
+		}
+	}
 	workers := conns * pipeline
 	start := time.Now()
 	measureFrom := start.Add(cfg.Warmup)
@@ -241,9 +251,18 @@ func runHTTPOnce(ctx context.Context, cfg httpConfig, conns int) (httpRun, error
 			buf := make([]byte, 0, 512)
 			var kind string
 			pace := newPacer(cfg.Rate, workers, w, start)
-			for ctx.Err() == nil {
-				buf, kind = gen.next(buf[:0])
-				req.SetBody(buf)
+			if paths != nil {
+				req.Header.SetMethod(fasthttp.MethodGet)
+				req.Header.SetContentTypeBytes(nil)
+			}
+			for i := w; ctx.Err() == nil; i++ {
+				if paths != nil {
+					kind = kindREST
+					req.SetRequestURI(paths[i%len(paths)])
+				} else {
+					buf, kind = gen.next(buf[:0])
+					req.SetBody(buf)
+				}
 				pace.wait()
 				t0 := time.Now()
 				if !t0.Before(end) {
@@ -264,7 +283,7 @@ func runHTTPOnce(ctx context.Context, cfg httpConfig, conns int) (httpRun, error
 				case resp.StatusCode() != fasthttp.StatusOK:
 					st.httpErr++
 					st.sample(fmt.Sprintf("HTTP %d: %.200s", resp.StatusCode(), resp.Body()))
-				case bytes.Contains(resp.Body(), errorMember) || !bytes.Contains(resp.Body(), resultMember):
+				case paths == nil && (bytes.Contains(resp.Body(), errorMember) || !bytes.Contains(resp.Body(), resultMember)):
 					st.rpcErr++
 					st.sample(fmt.Sprintf("%s: %.200s", kind, resp.Body()))
 				default:
