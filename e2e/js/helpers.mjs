@@ -18,8 +18,9 @@ export const CHAIN_ID = 84538453;
 
 // The standard development accounts (anvil, hardhat). The ethers suite uses
 // keys 0 and 1, the viem suite keys 2 and 3, the ethers WebSocket suite keys
-// 4 and 5 and the viem WebSocket suite keys 6 and 7, so that the files can
-// run at the same time against one node without nonce races.
+// 4 and 5, the viem WebSocket suite keys 6 and 7 and the B20 lifecycle keys
+// 8 and 9, so that the files can run at the same time against one node
+// without nonce races.
 export const KEYS = [
   "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80",
   "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d",
@@ -29,10 +30,17 @@ export const KEYS = [
   "0x8b3a350cf5c34c9194ca85829a2df0ec3153be0318b5e2d3348e872092edffba",
   "0x92db14e403b83dfe3df233f83dfa3a0d7096f21ca9b0d6d6b8d88b2b4ec1564e",
   "0x4bbbf85ce3377467afe5d46f804f221813b2bb87f24d81f60f1fcdbf7cbf4356",
+  "0xdbda1821b80551c9d65939329250298aa3472ba22feea921c0cf5d620ea67b97",
+  "0x2a871d0798f97d79848a013d4936a73bf4cc922c825d33c1cf7073dff6d409c6",
 ];
 
 const here = dirname(fileURLToPath(import.meta.url));
 export const TOKEN = JSON.parse(readFileSync(join(here, "..", "contracts", "Token.json"), "utf8"));
+
+// artifact reads one of the protocol's committed artifacts (contracts/artifacts).
+export function artifact(name) {
+  return JSON.parse(readFileSync(join(here, "..", "..", "contracts", "artifacts", name + ".json"), "utf8"));
+}
 
 export const GWEI = 10n ** 9n;
 export const ETHER = 10n ** 18n;
