@@ -62,3 +62,7 @@ profile:
 ## abuse: hostile clients (connection floods, heavy eth_calls, huge answers, malformed HTTP and WebSocket) against a fresh --dev node, with a canary; flags in ABUSE_ARGS (e.g. '-attacks cl-te,blake2f -duration 10s').
 abuse:
 	bash scripts/abuse.sh $(ABUSE_ARGS)
+
+## rest-load: Tokenized Stocks REST requests/s against eth_getBalance requests/s on one fresh node, alternating rounds (ROUNDS=5), medians and their ratio.
+rest-load:
+	bash scripts/rest-load.sh

@@ -7,8 +7,10 @@
 package rest
 
 import (
+	"bytes"
 	"cmp"
 	_ "embed"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
@@ -79,44 +81,39 @@ func New(chains []Chain, src Source) (*API, error) {
 	return &API{src: src, chains: newEntity(body), openapi: newEntity(openAPIDocument)}, nil
 }
 
-// Handler serves every request under Prefix, whatever its method.
+// Handler serves every request under Prefix, whatever its method. It does
+// not allocate on a hit: answers are encoded already.
 func (a *API) Handler(ctx *fasthttp.RequestCtx) {
-	path := string(ctx.Path())
+	path := ctx.Path()
+	var serve func(a *API, ctx *fasthttp.RequestCtx, tail []byte)
 	switch {
-	case path == pathChains:
-		a.get(ctx, func() { a.chains.write(ctx, cacheChains) })
-	case path == pathTokens:
-		a.get(ctx, func() { a.serveTokens(ctx) })
-	case len(path) > len(pathSupply) && path[:len(pathSupply)] == pathSupply && !containsSlash(path[len(pathSupply):]):
-		a.get(ctx, func() { a.serveSupply(ctx, path[len(pathSupply):]) })
-	case path == pathOpenAPI:
-		a.get(ctx, func() { a.openapi.write(ctx, cacheOpenAPI) })
+	case string(path) == pathChains:
+		serve = (*API).serveChains
+	case string(path) == pathTokens:
+		serve = (*API).serveTokens
+	case len(path) > len(pathSupply) && string(path[:len(pathSupply)]) == pathSupply && bytes.IndexByte(path[len(pathSupply):], '/') < 0:
+		serve = (*API).serveSupply
+	case string(path) == pathOpenAPI:
+		serve = (*API).serveOpenAPI
 	default:
 		NotFound(ctx)
+		return
 	}
-}
-
-// get runs serve for GET and HEAD (fasthttp leaves out a HEAD answer's
-// body); other methods on a known path get grpc-gateway's 501.
-func (a *API) get(ctx *fasthttp.RequestCtx, serve func()) {
 	if !ctx.IsGet() && !ctx.IsHead() {
+		// grpc-gateway's answer to a wrong method on a known path; fasthttp
+		// leaves out a HEAD answer's body.
 		ctx.Response.Header.Set("Allow", "GET, HEAD")
 		writeError(ctx, fasthttp.StatusNotImplemented, codeUnimplemented, "Method Not Allowed")
 		return
 	}
-	serve()
+	serve(a, ctx, path[min(len(path), len(pathSupply)):])
 }
 
-func containsSlash(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] == '/' {
-			return true
-		}
-	}
-	return false
-}
+func (a *API) serveChains(ctx *fasthttp.RequestCtx, _ []byte) { a.chains.write(ctx, cacheChains) }
 
-func (a *API) serveTokens(ctx *fasthttp.RequestCtx) {
+func (a *API) serveOpenAPI(ctx *fasthttp.RequestCtx, _ []byte) { a.openapi.write(ctx, cacheOpenAPI) }
+
+func (a *API) serveTokens(ctx *fasthttp.RequestCtx, _ []byte) {
 	ev := a.encoded()
 	if ev == nil {
 		catchingUp(ctx)
@@ -125,11 +122,17 @@ func (a *API) serveTokens(ctx *fasthttp.RequestCtx) {
 	ev.list.write(ctx, cacheTokens)
 }
 
-func (a *API) serveSupply(ctx *fasthttp.RequestCtx, raw string) {
-	addr, err := ParseAddress(raw)
-	if err != nil {
-		writeError(ctx, fasthttp.StatusBadRequest, codeInvalidArgument, "contract_address: "+err.Error())
-		return
+// serveSupply answers the total supply of the token at raw (the path's
+// last segment).
+func (a *API) serveSupply(ctx *fasthttp.RequestCtx, raw []byte) {
+	addr, ok := lowerHexAddress(raw)
+	if !ok {
+		// The slow path: mixed case (a checksum to verify) or an error to explain.
+		var err error
+		if addr, err = ParseAddress(string(raw)); err != nil {
+			writeError(ctx, fasthttp.StatusBadRequest, codeInvalidArgument, "contract_address: "+err.Error())
+			return
+		}
 	}
 	ev := a.encoded()
 	if ev == nil {
@@ -232,4 +235,14 @@ func (e entity) write(ctx *fasthttp.RequestCtx, cacheControl string) {
 	}
 	h.SetContentTypeBytes(jsonContentType)
 	ctx.SetBody(e.body)
+}
+
+// lowerHexAddress decodes a 0x-prefixed address written in one case, the
+// common form, without allocating; anything else is ParseAddress's.
+func lowerHexAddress(raw []byte) (addr common.Address, ok bool) {
+	if len(raw) != 42 || raw[0] != '0' || raw[1] != 'x' || (hasUpper(raw[2:]) && hasLower(raw[2:])) {
+		return addr, false
+	}
+	_, err := hex.Decode(addr[:], raw[2:])
+	return addr, err == nil
 }

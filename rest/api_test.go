@@ -38,7 +38,7 @@ func testView(number uint64, supplyA string, pausedA []uint8) *stocks.View {
 	})
 }
 
-func newTestAPI(t *testing.T) (*API, *fakeSource) {
+func newTestAPI(t testing.TB) (*API, *fakeSource) {
 	t.Helper()
 	src := new(fakeSource)
 	api, err := New(testChains(), src)

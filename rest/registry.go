@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -136,12 +135,22 @@ func ParseAddress(s string) (common.Address, error) {
 	return addr, nil
 }
 
-func hasUpper(s string) bool {
-	return slices.ContainsFunc([]byte(s), func(c byte) bool { return c >= 'A' && c <= 'F' })
+func hasUpper[T string | []byte](s T) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 'A' && s[i] <= 'F' {
+			return true
+		}
+	}
+	return false
 }
 
-func hasLower(s string) bool {
-	return slices.ContainsFunc([]byte(s), func(c byte) bool { return c >= 'a' && c <= 'f' })
+func hasLower[T string | []byte](s T) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 'a' && s[i] <= 'f' {
+			return true
+		}
+	}
+	return false
 }
 
 // describeJSONError turns a decoding error into one that says where.
