@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/ethclient"
 )
 
 // getJSON GETs url and decodes its JSON body into out; it returns the status.
@@ -112,6 +113,7 @@ func TestExamplesFlag(t *testing.T) {
 	} {
 		t.Run(tt.flag, func(t *testing.T) {
 			n := startNode(t, tt.flag)
+			client, _ := n.dial(t)
 			var symbols []string
 			deadline := time.Now().Add(10 * time.Second)
 			for {
@@ -123,7 +125,7 @@ func TestExamplesFlag(t *testing.T) {
 				for _, tok := range list.Tokens {
 					symbols = append(symbols, tok.Symbol)
 				}
-				if status == 200 && (len(symbols) == len(tt.want) || time.Now().After(deadline)) && waitBlock(t, n, 2) {
+				if status == 200 && (len(symbols) == len(tt.want) || time.Now().After(deadline)) && reached(client, 2) {
 					break
 				}
 				time.Sleep(50 * time.Millisecond)
@@ -135,9 +137,8 @@ func TestExamplesFlag(t *testing.T) {
 	}
 }
 
-// waitBlock reports whether the node's head has reached number.
-func waitBlock(t *testing.T, n *node, number uint64) bool {
-	client, _ := n.dial(t)
+// reached reports whether the node's head has reached number.
+func reached(client *ethclient.Client, number uint64) bool {
 	head, err := client.BlockNumber(context.Background())
 	return err == nil && head >= number
 }

@@ -2,7 +2,6 @@ package httpserver
 
 import (
 	"bufio"
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -278,17 +277,9 @@ func TestSilentConnectionsHeldAtTheGate(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.HeaderTimeout = 500 * time.Millisecond
 	s := New(cfg, echoRPC{}, healthy)
-	cfg.Addr = "127.0.0.1:0"
-	s.cfg.Addr = cfg.Addr
-	if err := s.Listen(); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- s.Serve(ctx) }()
-	defer func() { cancel(); <-done }()
+	url := serve(t, s)
 	addr := s.Addr().String()
-	waitStatus(t, "http://"+addr+"/health", 200)
+	waitStatus(t, url+"/health", 200)
 
 	before := runtime.NumGoroutine()
 	const n = 200

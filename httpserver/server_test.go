@@ -30,7 +30,14 @@ func (e echoRPC) Serve(_ *peer.Peer, body, dst []byte) ([]byte, time.Duration) {
 func start(t *testing.T, cfg Config, rpc RPC, health Health) string {
 	t.Helper()
 	cfg.Addr = "127.0.0.1:0"
-	s := New(cfg, rpc, health)
+	return serve(t, New(cfg, rpc, health))
+}
+
+// serve binds s to a free port and serves until the test ends; it returns
+// the base URL.
+func serve(t *testing.T, s *Server) string {
+	t.Helper()
+	s.cfg.Addr = "127.0.0.1:0"
 	if err := s.Listen(); err != nil {
 		t.Fatal(err)
 	}
@@ -171,9 +178,7 @@ func TestHealthAndRoutes(t *testing.T) {
 }
 
 func TestMountAndNotFound(t *testing.T) {
-	cfg := DefaultConfig()
-	cfg.Addr = "127.0.0.1:0"
-	s := New(cfg, echoRPC{}, healthy)
+	s := New(DefaultConfig(), echoRPC{}, healthy)
 	s.Mount("/api/", func(ctx *fasthttp.RequestCtx) {
 		fmt.Fprintf(ctx, "api %s %s", ctx.Method(), ctx.Path())
 	})
@@ -182,14 +187,7 @@ func TestMountAndNotFound(t *testing.T) {
 		ctx.SetStatusCode(fasthttp.StatusNotFound)
 		fmt.Fprintf(ctx, "nothing at %s %s", ctx.Method(), ctx.Path())
 	})
-	if err := s.Listen(); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- s.Serve(ctx) }()
-	defer func() { cancel(); <-done }()
-	url := "http://" + s.Addr().String()
+	url := serve(t, s)
 	tests := []struct {
 		method, path string
 		status       int

@@ -52,7 +52,7 @@ func (n *Node) warnIfNoProtocol() {
 	}
 	for _, addr := range []struct {
 		name string
-		at   [20]byte
+		at   common.Address
 	}{{"PolicyRegistry", contracts.PolicyRegistryAddress}, {"TokenSupplyManager", contracts.TokenSupplyManagerAddress}, {"B20 factory", contracts.FactoryAddress}} {
 		if len(st.GetCode(addr.at)) == 0 {
 			n.log.Warn("The tokenized-stock protocol is not on this chain: the REST API lists its addresses, but they hold no code (the built-in preview genesis has it)", "missing", addr.name)

@@ -15,7 +15,6 @@ import (
 	"fmt"
 	"hash/fnv"
 	"slices"
-	"strconv"
 	"sync"
 	"sync/atomic"
 
@@ -81,39 +80,60 @@ func New(chains []Chain, src Source) (*API, error) {
 	return &API{src: src, chains: newEntity(body), openapi: newEntity(openAPIDocument)}, nil
 }
 
+// route is one of the API's paths.
+type route int
+
+const (
+	routeNone route = iota
+	routeChains
+	routeTokens
+	routeSupply
+	routeOpenAPI
+)
+
+func routeOf(path []byte) route {
+	switch {
+	case string(path) == pathChains:
+		return routeChains
+	case string(path) == pathTokens:
+		return routeTokens
+	case len(path) > len(pathSupply) && string(path[:len(pathSupply)]) == pathSupply && bytes.IndexByte(path[len(pathSupply):], '/') < 0:
+		return routeSupply
+	case string(path) == pathOpenAPI:
+		return routeOpenAPI
+	}
+	return routeNone
+}
+
 // Handler serves every request under Prefix, whatever its method. It does
 // not allocate on a hit: answers are encoded already.
 func (a *API) Handler(ctx *fasthttp.RequestCtx) {
 	path := ctx.Path()
-	var serve func(a *API, ctx *fasthttp.RequestCtx, tail []byte)
+	r := routeOf(path)
 	switch {
-	case string(path) == pathChains:
-		serve = (*API).serveChains
-	case string(path) == pathTokens:
-		serve = (*API).serveTokens
-	case len(path) > len(pathSupply) && string(path[:len(pathSupply)]) == pathSupply && bytes.IndexByte(path[len(pathSupply):], '/') < 0:
-		serve = (*API).serveSupply
-	case string(path) == pathOpenAPI:
-		serve = (*API).serveOpenAPI
-	default:
+	case r == routeNone:
 		NotFound(ctx)
 		return
-	}
-	if !ctx.IsGet() && !ctx.IsHead() {
-		// grpc-gateway's answer to a wrong method on a known path; fasthttp
-		// leaves out a HEAD answer's body.
+	case !ctx.IsGet() && !ctx.IsHead():
+		// grpc-gateway's answer to a wrong method on a known path.
 		ctx.Response.Header.Set("Allow", "GET, HEAD")
 		writeError(ctx, fasthttp.StatusNotImplemented, codeUnimplemented, "Method Not Allowed")
 		return
 	}
-	serve(a, ctx, path[min(len(path), len(pathSupply)):])
+	// fasthttp leaves out a HEAD answer's body.
+	switch r {
+	case routeChains:
+		a.chains.write(ctx, cacheChains)
+	case routeTokens:
+		a.serveTokens(ctx)
+	case routeSupply:
+		a.serveSupply(ctx, path[len(pathSupply):])
+	case routeOpenAPI:
+		a.openapi.write(ctx, cacheOpenAPI)
+	}
 }
 
-func (a *API) serveChains(ctx *fasthttp.RequestCtx, _ []byte) { a.chains.write(ctx, cacheChains) }
-
-func (a *API) serveOpenAPI(ctx *fasthttp.RequestCtx, _ []byte) { a.openapi.write(ctx, cacheOpenAPI) }
-
-func (a *API) serveTokens(ctx *fasthttp.RequestCtx, _ []byte) {
+func (a *API) serveTokens(ctx *fasthttp.RequestCtx) {
 	ev := a.encoded()
 	if ev == nil {
 		catchingUp(ctx)
@@ -190,7 +210,11 @@ func encodeView(view *stocks.View, prev *encodedView) *encodedView {
 	list := make([]tokenJSON, len(view.Tokens))
 	for i, t := range view.Tokens {
 		list[i] = newTokenJSON(t)
-		ev.supplies[t.Address] = newEntity(strconv.AppendFloat(nil, list[i].TotalSupply, floatFormat(list[i].TotalSupply), -1, 64))
+		supply, err := json.Marshal(list[i].TotalSupply) // the notation of the list's
+		if err != nil {
+			panic("rest: encode supply: " + err.Error()) // a finite float64
+		}
+		ev.supplies[t.Address] = newEntity(supply)
 	}
 	body, err := json.Marshal(struct {
 		Tokens []tokenJSON `json:"tokens"`
@@ -200,14 +224,6 @@ func encodeView(view *stocks.View, prev *encodedView) *encodedView {
 	}
 	ev.list = newEntity(body)
 	return ev
-}
-
-// floatFormat is encoding/json's (and protojson's) choice of notation.
-func floatFormat(f float64) byte {
-	if abs := max(f, -f); abs != 0 && (abs < 1e-6 || abs >= 1e21) {
-		return 'e'
-	}
-	return 'f'
 }
 
 // entity is one encoded answer and its validator.

@@ -63,6 +63,16 @@ func NewView(number uint64, hash common.Hash, tokens []*Token) *View {
 // Token returns the token at addr, or nil when the factory did not create one there.
 func (v *View) Token(addr common.Address) *Token { return v.byAddr[addr] }
 
+// anyKnown reports whether any of addrs is a token of v.
+func anyKnown(addrs map[common.Address]bool, v *View) bool {
+	for addr := range addrs {
+		if v.byAddr[addr] != nil {
+			return true
+		}
+	}
+	return false
+}
+
 // readGas bounds one view call of the index: the token's code is the
 // factory's, but a bound costs nothing.
 const readGas = 10_000_000
@@ -142,33 +152,30 @@ func (x *Index) update(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if prev != nil && len(created) == 0 && !anyKnown(touched, prev) {
+		// Nothing the index reports changed: the same tokens at a new head.
+		x.current.Store(&View{Number: head.Number.Uint64(), Hash: head.Hash(), Tokens: prev.Tokens, byAddr: prev.byAddr})
+		return nil
+	}
 	var tokens []*Token
 	if prev != nil {
 		tokens = slices.Clone(prev.Tokens)
 	}
-	next := NewView(head.Number.Uint64(), head.Hash(), tokens)
-	if len(created) > 0 || len(touched) > 0 {
-		st, err := snap.LatestState()
-		if err != nil {
-			return fmt.Errorf("state at block %d: %w", head.Number, err)
-		}
-		r := x.reader(head, st)
-		for i, t := range next.Tokens {
-			if touched[t.Address] {
-				next.Tokens[i] = r.read(t.Address, t.Created)
-				next.byAddr[t.Address] = next.Tokens[i]
-			}
-		}
-		for _, c := range created {
-			if next.byAddr[c.addr] != nil {
-				continue
-			}
-			t := r.read(c.addr, c.block)
-			next.Tokens = append(next.Tokens, t)
-			next.byAddr[t.Address] = t
+	st, err := snap.LatestState()
+	if err != nil {
+		return fmt.Errorf("state at block %d: %w", head.Number, err)
+	}
+	r := x.reader(head, st)
+	for i, t := range tokens {
+		if touched[t.Address] {
+			tokens[i] = r.read(t.Address, t.Created)
 		}
 	}
-	x.current.Store(next)
+	// CREATE2 never makes the same address twice: each creation is new.
+	for _, c := range created {
+		tokens = append(tokens, r.read(c.addr, c.block))
+	}
+	x.current.Store(NewView(head.Number.Uint64(), head.Hash(), tokens))
 	return nil
 }
 
