@@ -1,0 +1,332 @@
+package web
+
+import (
+	"fmt"
+	"math/big"
+	"reflect"
+	"strings"
+
+	"github.com/ethereum/go-ethereum/accounts/abi"
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/core/types"
+
+	"github.com/stocknode/stocknode/contracts"
+	"github.com/stocknode/stocknode/node/stocks"
+)
+
+// Bounds on what a decoded value shows: the input is whatever a sender or
+// contract put on chain.
+const (
+	maxText     = 256 // characters of a decoded string
+	maxHexBytes = 64  // bytes of a decoded bytes value
+	maxList     = 16  // elements of a decoded array
+	maxInner    = 16  // inner calls of createB20 and announce
+)
+
+// Call is a decoded call: a transaction's input, or an inner call of
+// createB20 (initCalls) or announce (internalCalls).
+type Call struct {
+	Contract string // the ABI it was decoded with
+	Method   string // the signature, e.g. transfer(address,uint256)
+	Name     string
+	Args     []Value
+}
+
+// Event is a decoded log.
+type Event struct {
+	Contract string
+	Name     string
+	Args     []Value
+}
+
+// Value is one decoded argument, written out for a page.
+type Value struct {
+	Name, Type string
+	Text       string
+	// Addrs are shown as links (an address, or an array of them), then Text.
+	Addrs []common.Address
+	// Calls are the decoded inner calls of a bytes[] of calls.
+	Calls []*Call
+}
+
+// decoder knows the protocol's ABIs: by address for its fixed contracts,
+// B20Asset's for any token of the index, and every method and event of
+// all of them by selector and topic for other contracts (an ERC-20's
+// transfer and Transfer are B20's too).
+type decoder struct {
+	byAddress map[common.Address]namedABI
+	asset     namedABI
+	methods   map[[4]byte]namedMethod
+	events    map[common.Hash]namedEvent
+}
+
+type namedABI struct {
+	name string
+	abi  *abi.ABI
+}
+
+type namedMethod struct {
+	contract string
+	method   *abi.Method
+}
+
+type namedEvent struct {
+	contract string
+	event    *abi.Event
+}
+
+func newDecoder() (*decoder, error) {
+	d := &decoder{
+		byAddress: map[common.Address]namedABI{},
+		methods:   map[[4]byte]namedMethod{},
+		events:    map[common.Hash]namedEvent{},
+	}
+	fixed := map[string]common.Address{
+		contracts.ActivationRegistry: contracts.ActivationRegistryAddress,
+		contracts.PolicyRegistry:     contracts.PolicyRegistryAddress,
+		contracts.B20Factory:         contracts.FactoryAddress,
+		contracts.TokenSupplyManager: contracts.TokenSupplyManagerAddress,
+	}
+	// B20Asset first: where names collide (ERC-20's and B20's shared
+	// surface), its entries win.
+	for _, name := range []string{contracts.B20Asset, contracts.B20Stablecoin, contracts.B20Factory,
+		contracts.PolicyRegistry, contracts.TokenSupplyManager, contracts.ActivationRegistry} {
+		art, err := contracts.Load(name)
+		if err != nil {
+			return nil, err
+		}
+		a := namedABI{name, &art.ABI}
+		if addr, ok := fixed[name]; ok {
+			d.byAddress[addr] = a
+		}
+		if name == contracts.B20Asset {
+			d.asset = a
+		}
+		for _, m := range art.ABI.Methods {
+			var sel [4]byte
+			copy(sel[:], m.ID)
+			if _, taken := d.methods[sel]; !taken {
+				d.methods[sel] = namedMethod{name, &m}
+			}
+		}
+		for _, ev := range art.ABI.Events {
+			if _, taken := d.events[ev.ID]; !taken {
+				d.events[ev.ID] = namedEvent{name, &ev}
+			}
+		}
+	}
+	return d, nil
+}
+
+// method finds the method data calls on to: by the contract's own ABI
+// when to is known, else by selector.
+func (d *decoder) method(to *common.Address, isToken bool, data []byte) (namedMethod, bool) {
+	if len(data) < 4 {
+		return namedMethod{}, false
+	}
+	if to != nil {
+		a, ok := d.byAddress[*to]
+		if !ok && isToken {
+			a, ok = d.asset, true
+		}
+		if ok {
+			if m, err := a.abi.MethodById(data[:4]); err == nil {
+				return namedMethod{a.name, m}, true
+			}
+		}
+	}
+	var sel [4]byte
+	copy(sel[:], data)
+	m, ok := d.methods[sel]
+	return m, ok
+}
+
+// call decodes a transaction's input; nil when no known method matches or
+// the arguments do not unpack.
+func (d *decoder) call(to *common.Address, isToken bool, data []byte) *Call {
+	m, ok := d.method(to, isToken, data)
+	if !ok {
+		return nil
+	}
+	values, err := m.method.Inputs.Unpack(data[4:])
+	if err != nil {
+		return nil
+	}
+	c := &Call{Contract: m.contract, Method: m.method.Sig, Name: m.method.Name}
+	for i, arg := range m.method.Inputs {
+		c.Args = append(c.Args, d.value(arg, values[i], nil, true))
+	}
+	return c
+}
+
+// event decodes a log; token is the emitting contract when the token index
+// knows it, to write amounts in its decimals. Nil when no known event
+// matches (by topic and by the number of indexed arguments).
+func (d *decoder) event(l *types.Log, token *stocks.Token) *Event {
+	if len(l.Topics) == 0 {
+		return nil
+	}
+	ne, ok := d.events[l.Topics[0]]
+	if !ok {
+		return nil
+	}
+	var indexed abi.Arguments
+	for _, arg := range ne.event.Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	// ERC-721's Transfer shares ERC-20's signature with the amount indexed.
+	if len(indexed) != len(l.Topics)-1 {
+		return nil
+	}
+	topics := map[string]any{}
+	if err := abi.ParseTopicsIntoMap(topics, indexed, l.Topics[1:]); err != nil {
+		return nil
+	}
+	data, err := ne.event.Inputs.NonIndexed().Unpack(l.Data)
+	if err != nil {
+		return nil
+	}
+	ev := &Event{Contract: ne.contract, Name: ne.event.Name}
+	next := 0
+	for _, arg := range ne.event.Inputs {
+		var v any
+		if arg.Indexed {
+			v = topics[arg.Name]
+		} else {
+			v = data[next]
+			next++
+		}
+		ev.Args = append(ev.Args, d.value(arg, v, token, false))
+	}
+	return ev
+}
+
+// value writes one decoded argument. Amounts of a known token are written
+// in its decimals; inner calls are decoded when inner is set (one level).
+func (d *decoder) value(arg abi.Argument, v any, token *stocks.Token, inner bool) Value {
+	out := Value{Name: arg.Name, Type: arg.Type.String()}
+	name := strings.ToLower(arg.Name)
+	switch x := v.(type) {
+	case common.Address:
+		out.Addrs = []common.Address{x}
+	case []common.Address:
+		out.Addrs = x[:min(len(x), maxList)]
+		if len(x) > maxList {
+			out.Text = fmt.Sprintf("and %d more", len(x)-maxList)
+		}
+	case *big.Int:
+		out.Text = x.String()
+		if token != nil && (name == "amount" || name == "value") {
+			out.Text = units(x, token.Decimals) + " " + clip(token.Symbol, 16)
+		}
+	case uint64:
+		out.Text = fmt.Sprint(x)
+		if strings.Contains(name, "policy") && !strings.Contains(name, "type") {
+			out.Text = policy(x)
+		}
+	case uint8:
+		out.Text = d.enum(name, x)
+	case []byte: // bytes, or uint8[] (enum arrays)
+		switch {
+		case arg.Type.T == abi.BytesTy:
+			out.Text = hexClip(x)
+		case name == "features":
+			out.Text = features(x)
+		default:
+			out.Text = list(x)
+		}
+	case [32]byte:
+		out.Text = common.Hash(x).Hex()
+		if label, ok := hashNames[x]; ok && (x != [32]byte{} || strings.Contains(name, "role")) {
+			out.Text += " (" + label + ")"
+		}
+	case [][]byte:
+		if inner && (name == "initcalls" || name == "internalcalls") {
+			out.Calls, out.Text = d.innerCalls(x)
+		} else {
+			out.Text = fmt.Sprintf("%d byte strings", len(x))
+		}
+	case string:
+		out.Text = fmt.Sprintf("%q", clip(x, maxText))
+	default:
+		out.Text = list(v)
+	}
+	return out
+}
+
+// enum names the uint8 enums of the protocol's ABIs.
+func (d *decoder) enum(name string, v uint8) string {
+	switch name {
+	case "policytype":
+		if s, ok := policyTypeNames[v]; ok {
+			return fmt.Sprintf("%d (%s)", v, s)
+		}
+	case "variant":
+		switch v {
+		case contracts.VariantAsset:
+			return "0 (Asset)"
+		case contracts.VariantStablecoin:
+			return "1 (Stablecoin)"
+		}
+	}
+	return fmt.Sprint(v)
+}
+
+// innerCalls decodes createB20's initCalls and announce's internalCalls,
+// which run on a B20 token.
+func (d *decoder) innerCalls(calls [][]byte) ([]*Call, string) {
+	var out []*Call
+	for _, data := range calls[:min(len(calls), maxInner)] {
+		c := d.innerCall(data)
+		out = append(out, c)
+	}
+	more := ""
+	if len(calls) > maxInner {
+		more = fmt.Sprintf("and %d more calls", len(calls)-maxInner)
+	}
+	return out, more
+}
+
+func (d *decoder) innerCall(data []byte) *Call {
+	m, err := d.asset.abi.MethodById(data[:min(len(data), 4)])
+	if err != nil || len(data) < 4 {
+		return &Call{Name: hexClip(data)}
+	}
+	values, err := m.Inputs.Unpack(data[4:])
+	if err != nil {
+		return &Call{Name: hexClip(data)}
+	}
+	c := &Call{Contract: d.asset.name, Method: m.Sig, Name: m.Name}
+	for i, arg := range m.Inputs {
+		c.Args = append(c.Args, d.value(arg, values[i], nil, false))
+	}
+	return c
+}
+
+// list writes any other value (arrays of numbers, tuples), bounded.
+func list(v any) string {
+	rv := reflect.ValueOf(v)
+	if rv.Kind() != reflect.Slice && rv.Kind() != reflect.Array {
+		return clip(fmt.Sprint(v), maxText)
+	}
+	parts := make([]string, 0, min(rv.Len(), maxList))
+	for i := 0; i < rv.Len() && i < maxList; i++ {
+		parts = append(parts, clip(fmt.Sprint(rv.Index(i).Interface()), 80))
+	}
+	s := "[" + strings.Join(parts, ", ") + "]"
+	if rv.Len() > maxList {
+		s += fmt.Sprintf(" and %d more", rv.Len()-maxList)
+	}
+	return s
+}
+
+// hexClip writes bytes as hex, the first maxHexBytes of them.
+func hexClip(b []byte) string {
+	if len(b) <= maxHexBytes {
+		return hexutil.Encode(b)
+	}
+	return fmt.Sprintf("%s… (%d bytes)", hexutil.Encode(b[:maxHexBytes]), len(b))
+}

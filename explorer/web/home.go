@@ -1,0 +1,118 @@
+package web
+
+import (
+	"math/big"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
+)
+
+// homeData is the home page.
+type homeData struct {
+	Head  *types.Header
+	Stats stats
+	// NextBaseFee is the base fee of the block being built.
+	NextBaseFee *big.Int
+	Pending     pendingData
+	Blocks      []*blockSummary
+	Txs         []txRow
+	Now         time.Time
+	// Size is the lists' length, which the live script keeps.
+	Size int
+}
+
+// pendingData is the block being built, as pre-confirmed so far.
+type pendingData struct {
+	// Producing is false when the node produces no blocks (pending is latest).
+	Producing bool
+	Number    uint64
+	Index     int // pre-confirmations of the block so far
+	Count     int // its transactions
+	Txs       []txRow
+}
+
+// txRow is a transaction in a table.
+type txRow struct {
+	Hash   common.Hash
+	Block  uint64
+	From   common.Address
+	To     *common.Address
+	Value  *big.Int
+	Method string // decoded method name, if known
+	Failed bool
+	Fee    *big.Int
+	// Pre marks a pre-confirmed transaction (data-preconfirmed).
+	Pre bool
+}
+
+func (e *Explorer) home(r *request) (result, error) {
+	snap := r.snap
+	head := snap.HeadHeader.Number.Uint64()
+	// The ring may run a block ahead of or behind the snapshot: the page
+	// shows the snapshot's head.
+	var blocks []*blockSummary
+	for _, b := range e.recent.load() {
+		if b.Number <= head {
+			blocks = append(blocks, b)
+		}
+	}
+	d := homeData{Head: snap.HeadHeader, Stats: computeStats(blocks), NextBaseFee: snap.Pending.Header.BaseFee, Now: r.now, Size: e.cfg.HomeSize}
+	blocks = blocks[:min(len(blocks), e.cfg.HomeSize)]
+	d.Blocks = blocks
+	for _, b := range blocks {
+		for _, tx := range b.Last {
+			if len(d.Txs) < e.cfg.HomeSize {
+				d.Txs = append(d.Txs, tx)
+			}
+		}
+	}
+	d.Pending = e.pendingRows(r)
+	return result{page: "home", title: "Explorer", data: d}, nil
+}
+
+// pendingRows lists the pre-confirmed transactions of the block being
+// built, newest first.
+func (e *Explorer) pendingRows(r *request) pendingData {
+	p := r.snap.Pending
+	d := pendingData{Number: p.Header.Number.Uint64(), Index: p.Index, Count: len(p.Transactions)}
+	d.Producing = d.Number > r.snap.HeadHeader.Number.Uint64()
+	if !d.Producing {
+		return d
+	}
+	signer := types.MakeSigner(e.deps.Chain.Config(), p.Header.Number, p.Header.Time)
+	tokens := e.tokenSet()
+	for i := len(p.Transactions) - 1; i >= 0 && len(d.Txs) < e.cfg.HomeSize; i-- {
+		row := e.row(signer, p.Transactions[i], p.Receipts[i], d.Number, p.Header.BaseFee, tokens)
+		row.Pre = true
+		d.Txs = append(d.Txs, row)
+	}
+	return d
+}
+
+// row makes the table row of a transaction with its receipt.
+func (e *Explorer) row(signer types.Signer, tx *types.Transaction, receipt *types.Receipt, block uint64, baseFee *big.Int, tokens tokenSet) txRow {
+	from, _ := types.Sender(signer, tx)
+	row := txRow{Hash: tx.Hash(), Block: block, From: from, To: tx.To(), Value: tx.Value()}
+	if c := e.decoder.call(tx.To(), tokens.has(tx.To()), tx.Data()); c != nil {
+		row.Method = c.Name
+	}
+	if receipt != nil {
+		row.Failed = receipt.Status != types.ReceiptStatusSuccessful
+		row.Fee = new(big.Int).Mul(new(big.Int).SetUint64(receipt.GasUsed), effectivePrice(tx, baseFee))
+	}
+	return row
+}
+
+// effectivePrice is what a transaction paid per gas: min(tip + base fee,
+// fee cap), the gas price before London.
+func effectivePrice(tx *types.Transaction, baseFee *big.Int) *big.Int {
+	if baseFee == nil {
+		return tx.GasPrice()
+	}
+	price := new(big.Int).Add(tx.EffectiveGasTipValue(baseFee), baseFee)
+	if tx.GasFeeCapIntCmp(price) < 0 {
+		return new(big.Int).Set(tx.GasFeeCap())
+	}
+	return price
+}

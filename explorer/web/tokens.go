@@ -1,0 +1,152 @@
+package web
+
+import (
+	"fmt"
+	"math/big"
+	"strings"
+
+	"github.com/ethereum/go-ethereum/common"
+
+	"github.com/stocknode/stocknode/contracts"
+	"github.com/stocknode/stocknode/node/stocks"
+)
+
+// tokenSet is the token index's view of one request; nil-safe while the
+// index catches up.
+type tokenSet struct{ v *stocks.View }
+
+func (e *Explorer) tokenSet() tokenSet { return tokenSet{e.deps.Tokens.View()} }
+
+// get returns the B20 token at addr, or nil.
+func (s tokenSet) get(addr *common.Address) *stocks.Token {
+	if s.v == nil || addr == nil {
+		return nil
+	}
+	return s.v.Token(*addr)
+}
+
+// has reports whether addr is a B20 token.
+func (s tokenSet) has(addr *common.Address) bool { return s.get(addr) != nil }
+
+// bySymbol returns the tokens whose symbol is sym, in any letter case.
+func (s tokenSet) bySymbol(sym string) []*stocks.Token {
+	if s.v == nil {
+		return nil
+	}
+	var out []*stocks.Token
+	for _, t := range s.v.Tokens {
+		if strings.EqualFold(t.Symbol, sym) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// tokensData is the token list.
+type tokensData struct {
+	Block  uint64
+	Tokens []*stocks.Token
+	Pager  pager
+}
+
+func (e *Explorer) tokens(r *request) (result, error) {
+	v := e.deps.Tokens.View()
+	if v == nil {
+		return result{}, unavailable("The token index is catching up with the chain; try again in a moment.")
+	}
+	from, err := start(r)
+	if err != nil {
+		return result{}, err
+	}
+	pg, err := newPager(from, e.cfg.PageSize, len(v.Tokens))
+	if err != nil {
+		return result{}, err
+	}
+	d := tokensData{Block: v.Number, Tokens: v.Tokens[pg.Start:pg.End()], Pager: pg}
+	return result{page: "tokens", title: "Stock tokens", data: d}, nil
+}
+
+// tokenData is a token's page.
+type tokenData struct {
+	Token     *stocks.Token
+	Block     uint64
+	SupplyCap *big.Int
+	Policies  []policySlot
+	Holders   []holding
+	After     string // this page's ?after=, empty on the first
+	Next      string // the next page's ?after=, empty at the end
+	Indexed   uint64
+	Head      uint64
+}
+
+// policySlot is one of a token's policy slots and the policy in it.
+type policySlot struct {
+	Scope  string
+	Policy string // empty when the token did not answer
+}
+
+// policyScopes are a B20 token's policy slots.
+var policyScopes = []struct {
+	name  string
+	scope common.Hash
+}{
+	{"Transfer sender", contracts.TransferSenderPolicy},
+	{"Transfer receiver", contracts.TransferReceiverPolicy},
+	{"Transfer executor", contracts.TransferExecutorPolicy},
+	{"Mint receiver", contracts.MintReceiverPolicy},
+}
+
+func (e *Explorer) token(r *request) (result, error) {
+	id, err := segment(r, "/token/")
+	if err != nil {
+		return result{}, err
+	}
+	addr, ok := parseAddress(id)
+	if !ok {
+		return result{}, badRequest("A token is named by its address: 0x and 40 hex digits.")
+	}
+	var after common.Address
+	if raw := string(r.ctx.QueryArgs().Peek("after")); raw != "" {
+		if after, ok = parseAddress(raw); !ok {
+			return result{}, badRequest("after must be a holder's address, as the page's own links write it.")
+		}
+	}
+	v := e.deps.Tokens.View()
+	if v == nil {
+		return result{}, unavailable("The token index is catching up with the chain; try again in a moment.")
+	}
+	tok := v.Token(addr)
+	if tok == nil {
+		return result{}, notFound("%s is not a B20 token created by the factory; its address page may say more.", addr.Hex())
+	}
+	d := tokenData{Token: tok, Block: v.Number}
+	if after != (common.Address{}) {
+		d.After = after.Hex()
+	}
+	d.Indexed, d.Head = e.deps.History.Progress()
+	vw, err := newViewer(e.deps.Chain, r.snap, e.decoder.asset.abi)
+	if err != nil {
+		return result{}, err
+	}
+	d.SupplyCap = vw.supplyCap(addr)
+	for _, s := range policyScopes {
+		slot := policySlot{Scope: s.name}
+		if id, ok := vw.policyID(addr, s.scope); ok {
+			slot.Policy = policy(id)
+		}
+		d.Policies = append(d.Policies, slot)
+	}
+	// One more than a page, to know whether there is a next one.
+	holders, err := e.deps.History.Holders(addr, after, e.cfg.PageSize+1)
+	if err != nil {
+		return result{}, fmt.Errorf("holders of %s: %w", addr.Hex(), err)
+	}
+	if len(holders) > e.cfg.PageSize {
+		holders = holders[:e.cfg.PageSize]
+		d.Next = holders[len(holders)-1].Hex()
+	}
+	for _, h := range holders {
+		d.Holders = append(d.Holders, holding{Token: tok, Address: h, Balance: vw.balanceOf(addr, h)})
+	}
+	return result{page: "token", title: clip(tok.Symbol, 16) + " · " + clip(tok.Name, 64), data: d}, nil
+}
