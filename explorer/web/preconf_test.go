@@ -1,0 +1,60 @@
+package web
+
+import (
+	"math/big"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ethereum/go-ethereum/params"
+
+	"github.com/stocknode/stocknode/node/pending"
+)
+
+// A transaction shows as in pool, then pre-confirmed with its pre-confirmed
+// receipt (on its page, the home page and its sender's page), then sealed.
+func TestPreconfirmedThenSealed(t *testing.T) {
+	// Blocks long enough that a pre-confirmed transaction stays so while
+	// the test reads its pages.
+	e := newEnv(t, DefaultConfig(), 3*time.Second, 20*time.Millisecond)
+	dev2 := e.addr(2)
+
+	gapped := e.sign(0, 5, &dev2, big.NewInt(1), params.TxGas, nil) // nonces 0..4 missing: it waits in the pool
+	e.add(gapped)
+	body := e.page("/tx/" + gapped.Hash().Hex())
+	wantAll(t, "pooled tx", body, `data-tx-status="pool"`, "in pool")
+
+	tx := e.send(0, &dev2, big.NewInt(7e17), params.TxGas, nil)
+	snap := e.waitFor("tx pre-confirmed", func(s *pending.Snapshot) bool {
+		for _, p := range s.Pending.Transactions {
+			if p.Hash() == tx.Hash() {
+				return true
+			}
+		}
+		return false
+	})
+	number := snap.Pending.Header.Number.Uint64()
+	hash := tx.Hash().Hex()
+	body = e.page("/tx/" + hash)
+	if e.store.Load().Head.NumberU64() >= number {
+		t.Skip("the block sealed before the page was read: the machine is too slow for this test")
+	}
+	wantAll(t, "pre-confirmed tx", body, `data-tx-status="preconfirmed"`, `data-preconfirmed="true"`, "pre-confirmed", `id="tx-fee"`, "0.7 ETH")
+	home := e.page("/")
+	pre := within(t, home, "preconfirmed-txs", "</tbody>")
+	wantAll(t, "home's pre-confirmed list", pre, `data-tx-hash="`+hash+`" data-preconfirmed="true"`)
+	wantAll(t, "sender's page", e.page("/address/"+e.addr(0).Hex()), `id="address-preconfirmed"`, hash)
+
+	sealed := e.waitSealed(tx)
+	if sealed != number {
+		t.Errorf("sealed in block %d, pre-confirmed for %d", sealed, number)
+	}
+	body = e.page("/tx/" + hash)
+	wantAll(t, "sealed tx", body, `data-tx-status="sealed"`, `id="confirmations"`)
+	home = e.page("/")
+	latest := within(t, home, "latest-txs", "</tbody>")
+	wantAll(t, "home's latest transactions", latest, `data-tx-hash="`+hash+`" data-preconfirmed="false"`)
+	if strings.Contains(within(t, home, "preconfirmed-txs", "</tbody>"), hash) {
+		t.Error("the sealed transaction is still listed as pre-confirmed")
+	}
+}
