@@ -47,8 +47,8 @@ type env struct {
 }
 
 // newEnv starts a chain sealing every blockTime, pre-confirming every
-// preconf, with the example tokens issued to dev accounts 0 and 1.
-func newEnv(t testing.TB, cfg Config, blockTime, preconf time.Duration) *env {
+// preconf; extra listeners hear the sequencer after the explorer.
+func newEnv(t testing.TB, cfg Config, blockTime, preconf time.Duration, extra ...sequencer.Listener) *env {
 	t.Helper()
 	genesis, err := chain.PreviewGenesis(common.Address{0xfa})
 	if err != nil {
@@ -83,7 +83,7 @@ func newEnv(t testing.TB, cfg Config, blockTime, preconf time.Duration) *env {
 	}
 	e.router = newTestRouter()
 	e.ex.Register(e.router)
-	seq.SetListener(sequencer.Listeners{e.stocks, e.ex})
+	seq.SetListener(append(sequencer.Listeners{e.stocks, e.ex}, extra...))
 
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup

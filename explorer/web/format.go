@@ -139,6 +139,16 @@ func wad(v *big.Int) string {
 	return strings.ReplaceAll(units(v, 18), ",", "")
 }
 
+// scaled is a B20 Asset balance in the token's scaled view: balance ×
+// multiplier (a WAD), as the token's scaledBalanceOf rounds it (down).
+func scaled(balance, multiplier *big.Int) *big.Int {
+	if balance == nil || multiplier == nil {
+		return nil
+	}
+	v := new(big.Int).Mul(balance, multiplier)
+	return v.Quo(v, big.NewInt(1e18))
+}
+
 var featureNames = map[uint8]string{
 	contracts.FeatureTransfer: "transfer",
 	contracts.FeatureMint:     "mint",

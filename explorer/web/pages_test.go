@@ -19,6 +19,7 @@ import (
 	"github.com/stocknode/stocknode/node/chain"
 	"github.com/stocknode/stocknode/node/pending"
 	"github.com/stocknode/stocknode/node/preview"
+	"github.com/stocknode/stocknode/node/sequencer"
 )
 
 // hostileName is a token name a hostile issuer might choose.
@@ -33,10 +34,10 @@ type explorerChain struct {
 	createBlock                                         uint64
 }
 
-func newExplorerChain(t *testing.T) *explorerChain {
+func newExplorerChain(t *testing.T, extra ...sequencer.Listener) *explorerChain {
 	cfg := DefaultConfig()
 	cfg.PageSize, cfg.HomeSize = 2, 5
-	e := &explorerChain{env: newEnv(t, cfg, 200*time.Millisecond, 200*time.Millisecond)}
+	e := &explorerChain{env: newEnv(t, cfg, 200*time.Millisecond, 200*time.Millisecond, extra...)}
 	e.issueExamples()
 	issuer := crypto.PubkeyToAddress(chain.ExampleIssuerKey().PublicKey)
 	e.xrbt = contracts.B20Address(contracts.VariantAsset, issuer, preview.Salt(preview.Examples()[0]))
@@ -158,7 +159,8 @@ func TestExplorer(t *testing.T) {
 
 	t.Run("address", func(t *testing.T) {
 		body := page("/address/" + strings.ToLower(dev0.Hex()))
-		wantAll(t, "address page", body, dev0.Hex(), `id="holdings"`, "XRBT", "990", "account (no code)", `id="older"`)
+		// XSFD's multiplier is 1.5: 2,500 held is 3,750 scaled.
+		wantAll(t, "address page", body, dev0.Hex(), `id="holdings"`, "XRBT", "990", "2,500", "3,750", "account (no code)", `id="older"`)
 		older := regexp.MustCompile(`id="older" rel="next" href="([^"]+)"`).FindStringSubmatch(body)
 		if older == nil {
 			t.Fatal("no older link")

@@ -6,11 +6,9 @@ import (
 	"html/template"
 	"io"
 	"math/big"
-	"strings"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
-	"github.com/ethereum/go-ethereum/common/hexutil"
 
 	"github.com/stocknode/stocknode/contracts"
 )
@@ -69,6 +67,7 @@ func funcs(a *assets) template.FuncMap {
 		"num":            num,
 		"numi":           func(n int) string { return num(uint64(max(n, 0))) },
 		"wad":            wad,
+		"scaled":         scaled,
 		"clip":           clip,
 		"utc":            utc,
 		"iso":            isoTime,
@@ -78,13 +77,10 @@ func funcs(a *assets) template.FuncMap {
 		"dur":            duration,
 		"features":       features,
 		"hexclip":        hexClip,
-		"hex":            func(b []byte) string { return hexutil.Encode(b) },
 		"short":          func(v fmt.Stringer) string { return short(v) },
 		"name":           func(a common.Address) string { return knownNames[a] },
 		"u64":            func(v *big.Int) uint64 { return v.Uint64() },
 		"capped":         func(v *big.Int) bool { return v != nil && v.Cmp(maxUint128) != 0 },
-		"cursor":         cursorString,
-		"lower":          strings.ToLower,
 		"add":            func(a, b int) int { return a + b },
 		"policyRegistry": func() common.Address { return contracts.PolicyRegistryAddress },
 	}
