@@ -450,7 +450,7 @@
         return res.json().catch(function () { return {}; }).then(function (body) {
           if (res.ok) {
             show("faucet-sent");
-            $("faucet-sent-amount").textContent = units(String(body.amount_wei), 18) + " ETH";
+            $("faucet-sent-amount").textContent = body.amount_wei != null ? units(String(body.amount_wei), 18) + " ETH" : "test ETH";
             $("faucet-sent-to").textContent = body.to || address;
             var tx = $("faucet-tx");
             tx.textContent = body.tx_hash;
