@@ -220,6 +220,22 @@ func TestExplorer(t *testing.T) {
 			`id="faucet-balance" data-wei="1000000000000000000000000"`, "1,000,000 ETH", "<noscript>", `id="faucet-tx"`)
 	})
 
+	t.Run("no faucet", func(t *testing.T) {
+		d := e.ex.deps
+		d.Faucet = nil
+		ex, err := New(e.ex.cfg, d, e.ex.log)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ctx fasthttp.RequestCtx
+		ctx.Request.SetRequestURI("/faucet")
+		ex.page(ex.faucet)(&ctx)
+		body := string(ctx.Response.Body())
+		if ctx.Response.StatusCode() != 200 || !strings.Contains(body, `id="faucet-off"`) || strings.Contains(body, `id="faucet-form"`) {
+			t.Errorf("faucet page without a faucet: %d\n%s", ctx.Response.StatusCode(), body)
+		}
+	})
+
 	t.Run("hostile strings", func(t *testing.T) {
 		for _, path := range []string{"/tokens?start=2", "/token/" + e.hostileToken.Hex(), "/tx/" + e.hostile.Hash().Hex(), "/address/" + e.addr(1).Hex()} {
 			body := page(path)
