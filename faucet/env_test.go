@@ -75,8 +75,9 @@ func newEnv(t *testing.T) *env {
 	return e
 }
 
-// run starts the sequencer (telling l of sealed blocks) until the test ends.
-func (e *env) run(l sequencer.Listener) {
+// run starts the sequencer (telling l of sealed blocks) until the test
+// ends or stop is called.
+func (e *env) run(l sequencer.Listener) (stop func()) {
 	if l != nil {
 		e.seq.SetListener(l)
 	}
@@ -89,10 +90,12 @@ func (e *env) run(l sequencer.Listener) {
 			e.t.Errorf("sequencer: %v", err)
 		}
 	}()
-	e.t.Cleanup(func() {
+	stop = func() {
 		cancel()
 		wg.Wait()
-	})
+	}
+	e.t.Cleanup(stop)
+	return stop
 }
 
 // backend is the faucet's view of the env, signing with key.
