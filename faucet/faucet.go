@@ -147,6 +147,9 @@ func (f *Faucet) Mount(m Mux) {
 // URL is the faucet's drip endpoint on base (scheme and host).
 func (f *Faucet) URL(base string) string { return base + f.prefix + pathDrip }
 
+// HealthURL is the chain-health endpoint on base.
+func (f *Faucet) HealthURL(base string) string { return base + f.prefix + pathHealth }
+
 // Address is the account drips come from.
 func (f *Faucet) Address() string { return crypto.PubkeyToAddress(f.b.Key.PublicKey).Hex() }
 
@@ -158,9 +161,10 @@ func (f *Faucet) Sealed(_ *pending.Snapshot, block *types.Block) { f.health.seal
 // move the head.
 func (f *Faucet) Preconfirmed(*pending.Snapshot) {}
 
-// Close closes the cooldown database; drips still arriving get 503.
+// Close closes the cooldown database; drips still arriving get 503. A nil
+// Faucet closes as one that is off.
 func (f *Faucet) Close() error {
-	if f.cools == nil {
+	if f == nil || f.cools == nil {
 		return nil
 	}
 	return f.cools.close()
