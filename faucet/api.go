@@ -142,7 +142,7 @@ func (f *Faucet) dripRequest(ctx *fasthttp.RequestCtx) (common.Address, error) {
 	if err != nil {
 		return common.Address{}, err
 	}
-	if to == (common.Address{}) || to.Hex() == f.Address() {
+	if to == (common.Address{}) || to == f.addr {
 		return common.Address{}, badRequest("address: %s cannot receive drips; name your own account", to.Hex())
 	}
 	return to, nil
@@ -232,11 +232,14 @@ func (f *Faucet) transfer(ctx *fasthttp.RequestCtx, client netip.Addr, to common
 	if err == nil {
 		var tx *types.Transaction
 		if tx, err = f.signer.send(t); err == nil {
+			f.empty.Store(false)
 			return tx, nil
 		}
 	}
 	if errors.Is(err, errEmpty) {
-		f.log.Warn("Faucet cannot pay for a drip: refill it", "err", err)
+		if f.empty.CompareAndSwap(false, true) { // once, not once per request
+			f.log.Warn("Faucet cannot pay for a drip: refill it", "err", err)
+		}
 		return nil, unavailable("the faucet is empty (%v); try again after the operator refills it", err)
 	}
 	return nil, unavailable("the drip was not sent (%v); retry in a moment", err)
@@ -282,7 +285,7 @@ func (f *Faucet) status(ctx *fasthttp.RequestCtx) {
 		Enabled:      f.cfg.Enabled,
 		Network:      f.cfg.Network,
 		ChainID:      f.b.ChainID.String(),
-		Address:      f.Address(),
+		Address:      f.addr.Hex(),
 		BalanceWei:   "0",
 		AmountWei:    "0",
 		CooldownSecs: f.cfg.Cooldown.Seconds(),
@@ -297,7 +300,7 @@ func (f *Faucet) status(ctx *fasthttp.RequestCtx) {
 		a.Captcha = &captchaShown{Provider: f.cfg.Captcha.Provider, SiteKey: f.cfg.Captcha.SiteKey}
 	}
 	if snap := f.b.Snapshots.Load(); snap != nil {
-		acct, err := snap.PendingReader().Account(common.HexToAddress(a.Address))
+		acct, err := snap.PendingReader().Account(f.addr)
 		if err != nil {
 			writeError(ctx, unavailable("the faucet's balance could not be read (%v); retry in a moment", err))
 			return

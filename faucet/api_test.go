@@ -450,3 +450,21 @@ func TestConcurrentDripsToOneAddress(t *testing.T) {
 		t.Errorf("statuses %v, want one 200 and 19 429s", statuses)
 	}
 }
+
+// TestNetworkPath: the endpoints follow the network's name, escaped in
+// the URLs the faucet reports and routed as the server decodes them.
+func TestNetworkPath(t *testing.T) {
+	e := newEnv(t)
+	cfg := DefaultConfig()
+	cfg.Network = "Base Preview"
+	f := e.newFaucet(cfg, e.backend(e.pool, e.key))
+	if got := f.HealthURL("http://h"); got != "http://h/api/Base%20Preview/chain-health" {
+		t.Fatalf("HealthURL %s", got)
+	}
+	if a := do(f, req{method: "GET", path: "/api/Base%20Preview/chain-health"}); a.status != 200 {
+		t.Errorf("chain-health: %d %s", a.status, a.body)
+	}
+	if a := do(f, req{method: "GET", path: "/api/preview/chain-health"}); a.status != 404 {
+		t.Errorf("the default network's path: %d %s", a.status, a.body)
+	}
+}

@@ -89,14 +89,11 @@ func DefaultConfig() Config {
 	}
 }
 
-// networkRe is what a network name must look like to be one path segment.
-var networkRe = regexp.MustCompile(`^[A-Za-z0-9._-]+$`)
-
 // check validates cfg and fills in the defaults of zero sizes and timeouts.
 func (cfg Config) check() (Config, error) {
 	def := DefaultConfig()
-	if !networkRe.MatchString(cfg.Network) || cfg.Network == "." || cfg.Network == ".." {
-		return cfg, fmt.Errorf("network name %q cannot be a URL path segment: use letters, digits, '.', '_' and '-' (--network.name)", cfg.Network)
+	if err := checkSegment(cfg.Network); err != nil {
+		return cfg, fmt.Errorf("network name %q %v: the faucet's paths are /api/{network}/...; choose another (--network.name)", cfg.Network, err)
 	}
 	if cfg.Cooldown < 0 {
 		return cfg, fmt.Errorf("faucet cooldown %v is negative: give a duration such as 10s, or 0 for none (--faucet.cooldown)", cfg.Cooldown)
@@ -148,6 +145,21 @@ func (c CaptchaConfig) check() (CaptchaConfig, error) {
 		return c, fmt.Errorf("captcha verify URL %q is not an http(s) URL", c.VerifyURL)
 	}
 	return c, nil
+}
+
+// checkSegment rejects what cannot be one segment of a URL path: the
+// server decodes escapes and resolves dot segments before routing, so a
+// name with a slash, a dot segment or a control character never matches.
+func checkSegment(s string) error {
+	switch {
+	case s == "":
+		return errors.New("is empty")
+	case s == "." || s == "..":
+		return errors.New("is a dot segment")
+	case strings.ContainsFunc(s, func(r rune) bool { return r == '/' || r == '\\' || r < 0x20 || r == 0x7f }):
+		return errors.New("holds a slash or a control character")
+	}
+	return nil
 }
 
 // amountRe is a decimal number and an optional unit.

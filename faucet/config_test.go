@@ -80,6 +80,8 @@ func TestConfigCheck(t *testing.T) {
 		{"no amount", func(c *Config) { c.Amount = nil }, "--faucet.amount"},
 		{"zero amount", func(c *Config) { c.Amount = new(big.Int) }, "--faucet.amount"},
 		{"network with a slash", func(c *Config) { c.Network = "pre/view" }, "--network.name"},
+		{"network with a space", func(c *Config) { c.Network = "Base Preview" }, ""},
+		{"network with a newline", func(c *Config) { c.Network = "pre\nview" }, "control character"},
 		{"empty network", func(c *Config) { c.Network = "" }, "--network.name"},
 		{"dot-dot network", func(c *Config) { c.Network = ".." }, "--network.name"},
 		{"contract gas below a transfer's", func(c *Config) { c.ContractGas = 20_000 }, "below a transfer's"},

@@ -71,8 +71,11 @@ import (
 	"errors"
 	"log/slog"
 	"math/big"
+	"net/url"
+	"sync/atomic"
 	"time"
 
+	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/valyala/fasthttp"
@@ -100,11 +103,13 @@ type Faucet struct {
 	cfg     Config
 	b       Backend
 	log     *slog.Logger
+	addr    common.Address // the faucet account
 	health  *chainHealth
-	prefix  string
-	signer  *signer    // nil when off
-	cools   *cooldowns // nil when off
-	captcha *captcha   // nil without a captcha
+	prefix  string      // /api/{network}/, as routed (unescaped)
+	empty   atomic.Bool // warned that the faucet cannot pay
+	signer  *signer     // nil when off
+	cools   *cooldowns  // nil when off
+	captcha *captcha    // nil without a captcha
 }
 
 // New checks cfg and, with the faucet enabled, opens its cooldown database.
@@ -117,7 +122,7 @@ func New(cfg Config, b Backend, log *slog.Logger) (*Faucet, error) {
 		return nil, errors.New("faucet: the backend lacks its pool, snapshots, chain ID or key")
 	}
 	f := &Faucet{
-		cfg: cfg, b: b, log: log,
+		cfg: cfg, b: b, log: log, addr: crypto.PubkeyToAddress(b.Key.PublicKey),
 		health: newChainHealth(b.Snapshots, b.StaleAfter, time.Now()),
 		prefix: "/api/" + cfg.Network + "/",
 	}
@@ -145,13 +150,17 @@ func (f *Faucet) Mount(m Mux) {
 }
 
 // URL is the faucet's drip endpoint on base (scheme and host).
-func (f *Faucet) URL(base string) string { return base + f.prefix + pathDrip }
+func (f *Faucet) URL(base string) string { return f.url(base, pathDrip) }
 
 // HealthURL is the chain-health endpoint on base.
-func (f *Faucet) HealthURL(base string) string { return base + f.prefix + pathHealth }
+func (f *Faucet) HealthURL(base string) string { return f.url(base, pathHealth) }
+
+func (f *Faucet) url(base, path string) string {
+	return base + "/api/" + url.PathEscape(f.cfg.Network) + "/" + path
+}
 
 // Address is the account drips come from.
-func (f *Faucet) Address() string { return crypto.PubkeyToAddress(f.b.Key.PublicKey).Hex() }
+func (f *Faucet) Address() common.Address { return f.addr }
 
 // Sealed notes a new head for chain-health; with Preconfirmed it makes
 // the Faucet a sequencer.Listener.

@@ -24,6 +24,8 @@ type Pool interface {
 	// Nonce is addr's next nonce with every pooled executable transaction
 	// applied.
 	Nonce(addr common.Address) uint64
+	// Get returns a pooled transaction, or nil.
+	Get(hash common.Hash) *types.Transaction
 }
 
 // errEmpty is a faucet that cannot pay for one more drip.
@@ -39,11 +41,10 @@ type signer struct {
 	tip         *big.Int
 	contractGas uint64
 
-	// mu makes nonce choice and pool admission one step: the pool's next
-	// nonce then always counts every drip before, so concurrent drips
-	// never share a nonce and never leave a gap. (Add returns once the
-	// transaction is executable, which Nonce counts.)
-	mu sync.Mutex
+	// mu makes nonce choice and pool admission one step, so concurrent
+	// drips never share a nonce and never leave a gap.
+	mu   sync.Mutex
+	last *types.Transaction // the latest drip pooled
 }
 
 func newSigner(pool Pool, key *ecdsa.PrivateKey, chainID *big.Int, tip *big.Int, contractGas uint64) *signer {
@@ -97,14 +98,30 @@ func (s *signer) plan(snap *pending.Snapshot, to common.Address, amount *big.Int
 func (s *signer) send(t transfer) (*types.Transaction, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	tx, err := s.sendAt(s.pool.Nonce(s.from), t)
+	tx, err := s.sendAt(s.nextNonce(), t)
 	if isNonceError(err) {
-		tx, err = s.sendAt(s.pool.Nonce(s.from), t)
+		tx, err = s.sendAt(s.nextNonce(), t)
 	}
 	if errors.Is(err, core.ErrInsufficientFunds) {
 		err = fmt.Errorf("%w: %v", errEmpty, err)
 	}
+	if err == nil {
+		s.last = tx
+	}
 	return tx, err
+}
+
+// nextNonce is the pool's next nonce, or the one after the last drip while
+// the pool holds that drip without counting it. legacypool promotes a
+// transaction that arrives while it takes in a new block only at its next
+// promotion, and the pool's Add may return with it still queued: its
+// nonce, given out again, would be refused as a replacement.
+func (s *signer) nextNonce() uint64 {
+	n := s.pool.Nonce(s.from)
+	if s.last != nil && s.last.Nonce() >= n && s.pool.Get(s.last.Hash()) != nil {
+		return s.last.Nonce() + 1
+	}
+	return n
 }
 
 func (s *signer) sendAt(nonce uint64, t transfer) (*types.Transaction, error) {

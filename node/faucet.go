@@ -47,6 +47,6 @@ func (n *Node) logFaucet(base string) {
 	if captcha == "" {
 		captcha = "none"
 	}
-	n.log.Info("Faucet listening", "url", n.drips.URL(base), "address", n.drips.Address(), "amount", faucet.FormatEther(cfg.Amount),
+	n.log.Info("Faucet listening", "url", n.drips.URL(base), "address", n.drips.Address().Hex(), "amount", faucet.FormatEther(cfg.Amount),
 		"cooldown", cfg.Cooldown, "captcha", captcha, "chainHealth", n.drips.HealthURL(base))
 }
