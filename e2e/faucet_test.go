@@ -5,6 +5,7 @@ import (
 	"io"
 	"math/big"
 	"net/http"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -116,6 +117,29 @@ func TestFaucetForwardedFor(t *testing.T) {
 		}
 		if a := faucetDrip(t, spoofed, freshAddress(t), s.xff); a.status != want {
 			t.Errorf("spoofed, %s: %+v, want %d", s.name, a, want)
+		}
+	}
+}
+
+// TestFaucetBadFlags: a bad faucet flag stops the binary at start with a
+// message that names it.
+func TestFaucetBadFlags(t *testing.T) {
+	tests := []struct {
+		args []string
+		says string
+	}{
+		{[]string{"--faucet.amount", "0.1"}, "faucet.amount: amount \"0.1\" has no unit"},
+		{[]string{"--faucet.amount", "lots"}, "faucet.amount"},
+		{[]string{"--faucet.trusted-proxies", "10.0.0.0/33"}, "faucet.trusted-proxies"},
+		{[]string{"--faucet.cooldown", "-1s"}, "--faucet.cooldown"},
+		{[]string{"--faucet.captcha", "turnstile"}, "--faucet.captcha-secret"},
+		{[]string{"--faucet.captcha", "recaptcha", "--faucet.captcha-secret", "s", "--faucet.captcha-sitekey", "k"}, "--faucet.captcha"},
+	}
+	for _, tt := range tests {
+		args := append([]string{"--dev", "--http.port", "0"}, tt.args...)
+		out, err := exec.Command(binary, args...).CombinedOutput()
+		if err == nil || !strings.Contains(string(out), tt.says) {
+			t.Errorf("%v: err %v, output %s; want a failure naming %s", tt.args, err, out, tt.says)
 		}
 	}
 }

@@ -183,6 +183,9 @@ func ParseAmount(s string) (*big.Int, error) {
 	}
 	whole, frac, _ := strings.Cut(m[1], ".")
 	frac = strings.TrimRight(frac, "0")
+	if len(frac) > exp && m[2] == "" {
+		return nil, fmt.Errorf("amount %q has no unit, so it is wei, and is not a whole number of them: add a unit, such as %seth", s, m[1])
+	}
 	if len(frac) > exp {
 		return nil, fmt.Errorf("amount %q is not a whole number of wei", s)
 	}

@@ -24,7 +24,7 @@ func TestParseAmount(t *testing.T) {
 		{"0.000000000000000001eth", "1", true},
 		{"1.50eth", "1500000000000000000", true},
 		{"0.0000000000000000001eth", "not a whole number of wei", false},
-		{"0.5", "not a whole number of wei", false},
+		{"0.5", "add a unit, such as 0.5eth", false},
 		{"0", "more than 0", false},
 		{"0.0eth", "more than 0", false},
 		{"-1eth", "want wei", false},

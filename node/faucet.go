@@ -1,7 +1,6 @@
 package node
 
 import (
-	"fmt"
 	"path/filepath"
 
 	"github.com/stocknode/stocknode/faucet"
@@ -28,7 +27,7 @@ func (n *Node) startFaucet(listeners *sequencer.Listeners) error {
 		StaleAfter: n.staleAfter(),
 	}, n.log)
 	if err != nil {
-		return fmt.Errorf("faucet: %w", err)
+		return err // names its flag or the database
 	}
 	f.Mount(n.http)
 	*listeners = append(*listeners, f)
