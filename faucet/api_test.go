@@ -47,8 +47,10 @@ func TestDripLands(t *testing.T) {
 		if tt.name != "account" {
 			continue // a contract's code decides what it keeps
 		}
-		want := new(big.Int).Add(before, DefaultConfig().Amount)
-		e.waitLatest("drip in a sealed block", func(s *pending.Snapshot) bool { return latestBalance(t, s, tt.to).Cmp(want) == 0 })
+		snap := e.waitLatest("drip in a sealed block", func(s *pending.Snapshot) bool { return latestBalance(t, s, tt.to).Cmp(before) != 0 })
+		if got, want := latestBalance(t, snap, tt.to), new(big.Int).Add(before, DefaultConfig().Amount); got.Cmp(want) != 0 {
+			t.Errorf("%s: balance %s after the drip's block, want %s", tt.name, got, want)
+		}
 	}
 }
 
