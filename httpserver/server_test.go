@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -143,16 +144,30 @@ func TestCORS(t *testing.T) {
 	if got := post(t, url, "application/json", `{}`, map[string]string{"Origin": "https://evil.example"}).Header.Get("Access-Control-Allow-Origin"); got != "" {
 		t.Fatalf("other origin allowed: %q", got)
 	}
-	req, _ := http.NewRequest(http.MethodOptions, url, nil)
-	req.Header.Set("Origin", "https://app.example")
-	req.Header.Set("Access-Control-Request-Method", "POST")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != 204 || !strings.Contains(resp.Header.Get("Access-Control-Allow-Methods"), "POST") {
-		t.Fatalf("preflight: %d %v", resp.StatusCode, resp.Header)
+	// A page's JSON POST with a captcha token (the faucet's drip) is
+	// preflighted on every path, mounted APIs' included.
+	for _, path := range []string{"/", "/api/preview/faucet/drip"} {
+		req, _ := http.NewRequest(http.MethodOptions, url+path, nil)
+		req.Header.Set("Origin", "https://app.example")
+		req.Header.Set("Access-Control-Request-Method", "POST")
+		req.Header.Set("Access-Control-Request-Headers", "content-type,x-captcha-token")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 204 || !strings.Contains(resp.Header.Get("Access-Control-Allow-Methods"), "POST") {
+			t.Fatalf("preflight %s: %d %v", path, resp.StatusCode, resp.Header)
+		}
+		allowed := strings.ToLower(resp.Header.Get("Access-Control-Allow-Headers"))
+		for _, h := range []string{"content-type", "x-captcha-token"} {
+			if !slices.Contains(strings.Split(strings.ReplaceAll(allowed, " ", ""), ","), h) {
+				t.Errorf("preflight %s: request header %s not allowed (%q)", path, h, allowed)
+			}
+		}
+		if got := resp.Header.Get("Access-Control-Allow-Origin"); got != "https://app.example" {
+			t.Errorf("preflight %s: allowed origin %q", path, got)
+		}
 	}
 }
 

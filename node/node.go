@@ -15,6 +15,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 
+	"github.com/stocknode/stocknode/faucet"
 	"github.com/stocknode/stocknode/httpserver"
 	"github.com/stocknode/stocknode/metrics"
 	"github.com/stocknode/stocknode/node/chain"
@@ -62,6 +63,10 @@ type Config struct {
 	// PreviewExamples issues the example stock tokens in the first block
 	// of a new chain on the built-in preview genesis.
 	PreviewExamples bool
+	// Faucet configures the faucet API under /api/{Network}/ (its
+	// Network and Dir are the node's); the zero Config has it off,
+	// faucet.DefaultConfig() on.
+	Faucet faucet.Config
 	// FDLimit is the process's file-descriptor limit (0: unknown). Unless
 	// HTTP.MaxConns is set, connections are capped at what it leaves after
 	// the database's handles and a reserve (connBudget).
@@ -83,6 +88,7 @@ type Node struct {
 	stocks *stocks.Index
 	reg    *metrics.Registry
 	faucet *ecdsa.PrivateKey
+	drips  *faucet.Faucet
 
 	faucetDerived  bool
 	examplesIssued bool // this start put the example tokens in the pool
@@ -159,6 +165,10 @@ func (n *Node) startAPI() error {
 		n.rpc.Close()
 		return err
 	}
+	if err := n.startFaucet(&listeners); err != nil {
+		n.rpc.Close()
+		return err
+	}
 	if !n.cfg.WSDisabled {
 		n.cfg.WS.Peer = n.http.Peer
 		n.hub = ws.New(n.cfg.WS, n.rpc, n.chain, n.log)
@@ -168,6 +178,7 @@ func (n *Node) startAPI() error {
 	n.seq.SetListener(listeners)
 	if err := n.http.Listen(); err != nil {
 		n.rpc.Close()
+		n.drips.Close()
 		return err
 	}
 	n.registerGauges()
@@ -224,8 +235,17 @@ func (n *Node) health() (uint64, time.Duration, bool) {
 		return 0, 0, true
 	}
 	age := time.Since(time.Unix(int64(snap.Head.Time()), 0))
-	limit := max(5*time.Second, 10*n.cfg.Sequencer.BlockTime)
-	return snap.Head.NumberU64(), age, n.cfg.Sequencer.BlockTime > 0 && age > limit
+	limit := n.staleAfter()
+	return snap.Head.NumberU64(), age, limit > 0 && age > limit
+}
+
+// staleAfter is the head age beyond which the chain is stale: ten block
+// times, at least 5 s (timestamps count seconds); 0 with production off.
+func (n *Node) staleAfter() time.Duration {
+	if n.cfg.Sequencer.BlockTime == 0 {
+		return 0
+	}
+	return max(5*time.Second, 10*n.cfg.Sequencer.BlockTime)
 }
 
 // WSStats reports WebSocket connections, subscriptions and slow subscribers
@@ -305,6 +325,7 @@ func (n *Node) Run(ctx context.Context) error {
 		}
 		n.log.Info("WebSocket listening", "url", wsScheme+"://"+n.HTTPAddr()+"/ws")
 	}
+	n.logFaucet(scheme + "://" + n.HTTPAddr())
 	err := n.seq.Run(ctx)
 	cancel()
 	// Running calls end now: a connection does not close while its reader
@@ -350,7 +371,7 @@ func (n *Node) logStart() {
 func (n *Node) Close() error {
 	n.calls.Close()
 	n.rpc.Close()
-	err := errors.Join(n.pool.Close(), n.chain.Close())
+	err := errors.Join(n.drips.Close(), n.pool.Close(), n.chain.Close())
 	if err == nil && !n.cfg.Dev {
 		err = os.Remove(runningMarker(n.cfg.DataDir))
 	}

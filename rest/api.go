@@ -21,6 +21,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/valyala/fasthttp"
 
+	"github.com/stocknode/stocknode/internal/apistatus"
 	"github.com/stocknode/stocknode/node/stocks"
 )
 
@@ -117,7 +118,7 @@ func (a *API) Handler(ctx *fasthttp.RequestCtx) {
 	case !ctx.IsGet() && !ctx.IsHead():
 		// grpc-gateway's answer to a wrong method on a known path.
 		ctx.Response.Header.Set("Allow", "GET, HEAD")
-		writeError(ctx, fasthttp.StatusNotImplemented, codeUnimplemented, "Method Not Allowed")
+		apistatus.Write(ctx, fasthttp.StatusNotImplemented, apistatus.Unimplemented, "Method Not Allowed")
 		return
 	}
 	// fasthttp leaves out a HEAD answer's body.
@@ -150,7 +151,7 @@ func (a *API) serveSupply(ctx *fasthttp.RequestCtx, raw []byte) {
 		// The slow path: mixed case (a checksum to verify) or an error to explain.
 		var err error
 		if addr, err = ParseAddress(string(raw)); err != nil {
-			writeError(ctx, fasthttp.StatusBadRequest, codeInvalidArgument, "contract_address: "+err.Error())
+			apistatus.Write(ctx, fasthttp.StatusBadRequest, apistatus.InvalidArgument, "contract_address: "+err.Error())
 			return
 		}
 	}
@@ -161,7 +162,7 @@ func (a *API) serveSupply(ctx *fasthttp.RequestCtx, raw []byte) {
 	}
 	e, ok := ev.supplies[addr]
 	if !ok {
-		writeError(ctx, fasthttp.StatusNotFound, codeNotFound, "no tokenized stock at "+addr.Hex()+": the token factory did not create a token there")
+		apistatus.Write(ctx, fasthttp.StatusNotFound, apistatus.NotFound, "no tokenized stock at "+addr.Hex()+": the token factory did not create a token there")
 		return
 	}
 	e.write(ctx, cacheTokens)
@@ -169,7 +170,7 @@ func (a *API) serveSupply(ctx *fasthttp.RequestCtx, raw []byte) {
 
 func catchingUp(ctx *fasthttp.RequestCtx) {
 	ctx.Response.Header.Set("Retry-After", "1")
-	writeError(ctx, fasthttp.StatusServiceUnavailable, codeUnavailable, "the token index is catching up with the chain after a start; retry in a second")
+	apistatus.Write(ctx, fasthttp.StatusServiceUnavailable, apistatus.Unavailable, "the token index is catching up with the chain after a start; retry in a second")
 }
 
 // encodedView is one View's answers, encoded.

@@ -65,6 +65,7 @@ func runNode(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	api := apiFlags(fs, &cfg)
 	limits := limitFlags(fs, &cfg)
 	protocol := protocolFlags(fs, &cfg)
+	faucetFlags(fs, &cfg)
 	if err := parse(fs, args); err != nil {
 		return err
 	}

@@ -1,0 +1,51 @@
+package node
+
+import (
+	"path/filepath"
+
+	"github.com/stocknode/stocknode/faucet"
+	"github.com/stocknode/stocknode/node/sequencer"
+)
+
+// startFaucet mounts the faucet API (and chain-health) under
+// /api/{network}/; it hears of sealed blocks through listeners.
+func (n *Node) startFaucet(listeners *sequencer.Listeners) error {
+	cfg := n.cfg.Faucet
+	cfg.Network = n.cfg.Network
+	if cfg.Network == "" {
+		cfg.Network = DefaultNetwork
+	}
+	cfg.Dir = ""
+	if !n.cfg.Dev {
+		cfg.Dir = filepath.Join(n.cfg.DataDir, "faucet")
+	}
+	f, err := faucet.New(cfg, faucet.Backend{
+		Pool:       n.pool,
+		Snapshots:  n.store,
+		ChainID:    n.chain.Config().ChainID,
+		Key:        n.faucet,
+		StaleAfter: n.staleAfter(),
+	}, n.log)
+	if err != nil {
+		return err // names its flag or the database
+	}
+	f.Mount(n.http)
+	*listeners = append(*listeners, f)
+	n.drips = f
+	return nil
+}
+
+// logFaucet says where the faucet and chain-health answer.
+func (n *Node) logFaucet(base string) {
+	cfg := n.cfg.Faucet
+	if !cfg.Enabled {
+		n.log.Info("Faucet off (--faucet=false)", "chainHealth", n.drips.HealthURL(base))
+		return
+	}
+	captcha := cfg.Captcha.Provider
+	if captcha == "" {
+		captcha = "none"
+	}
+	n.log.Info("Faucet listening", "url", n.drips.URL(base), "address", n.drips.Address().Hex(), "amount", faucet.FormatEther(cfg.Amount),
+		"cooldown", cfg.Cooldown, "captcha", captcha, "chainHealth", n.drips.HealthURL(base))
+}
