@@ -3,6 +3,7 @@ module github.com/stocknode/stocknode
 go 1.26.8
 
 require (
+	github.com/cockroachdb/pebble v1.1.5
 	github.com/ethereum/go-ethereum v1.17.10
 	github.com/fasthttp/websocket v1.5.12
 	github.com/goccy/go-json v0.12.0
@@ -26,7 +27,6 @@ require (
 	github.com/cockroachdb/errors v1.11.3 // indirect
 	github.com/cockroachdb/fifo v0.0.0-20240606204812-0bbfbd93a7ce // indirect
 	github.com/cockroachdb/logtags v0.0.0-20230118201751-21c54148d20b // indirect
-	github.com/cockroachdb/pebble v1.1.5 // indirect
 	github.com/cockroachdb/pebble/v2 v2.1.4 // indirect
 	github.com/cockroachdb/redact v1.1.5 // indirect
 	github.com/cockroachdb/swiss v0.0.0-20260820225851-333444432258 // indirect
