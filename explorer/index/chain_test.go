@@ -207,7 +207,7 @@ func TestPowerLoss(t *testing.T) {
 	want := dump(t, fresh)
 
 	fs := vfs.NewStrictMem()
-	x, err := open(Config{}, fs, c, quietLog())
+	x, err := open(Config{}, fs, c.BlockChain(), quietLog())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -227,7 +227,7 @@ func TestPowerLoss(t *testing.T) {
 	fs.ResetToSyncedState()
 	fs.SetIgnoreSyncs(false)
 
-	x, err = open(Config{}, fs, c, quietLog())
+	x, err = open(Config{}, fs, c.BlockChain(), quietLog())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core"
 	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/params"
 
 	"github.com/stocknode/stocknode/node/pending"
 )
@@ -58,13 +60,13 @@ const catchUpChunk = 64
 // catchUp indexes the blocks from the next one to the chain's head.
 func (x *Index) catchUp(ctx context.Context) error {
 	start, from := time.Now(), x.next.Load()
-	head := x.chain.Head().Number.Uint64()
+	head := x.src.CurrentBlock().Number.Uint64()
 	long := head-min(from, head) >= 10*catchUpChunk
 	if long {
 		x.log.Info("Address index catching up", "from", from, "head", head)
 	}
 	for next := from; ; next = x.next.Load() {
-		head = x.chain.Head().Number.Uint64()
+		head = x.src.CurrentBlock().Number.Uint64()
 		if next > head {
 			break
 		}
@@ -101,11 +103,10 @@ func (x *Index) indexRange(from, to uint64) error {
 		signer := types.MakeSigner(x.config, blocks[0].Number(), blocks[0].Time())
 		core.SenderCacher().RecoverFromBlocks(signer, blocks)
 	}
-	bc := x.chain.BlockChain()
 	for _, b := range blocks {
 		var receipts types.Receipts
 		if len(b.Transactions()) > 0 {
-			if receipts = bc.GetRawReceipts(b.Hash(), b.NumberU64()); receipts == nil {
+			if receipts = x.src.GetRawReceipts(b.Hash(), b.NumberU64()); receipts == nil {
 				return fmt.Errorf("receipts of block %d missing", b.NumberU64())
 			}
 		}
@@ -122,17 +123,30 @@ func (x *Index) blockAt(n uint64) (*types.Block, error) {
 	if b := x.sealed.Load(); b != nil && b.NumberU64() == n {
 		return b, nil
 	}
-	bc := x.chain.BlockChain()
-	header := bc.GetHeaderByNumber(n)
+	header := x.src.GetHeaderByNumber(n)
 	if header == nil {
 		return nil, fmt.Errorf("block %d missing", n)
 	}
 	if header.TxHash == types.EmptyTxsHash {
 		return types.NewBlockWithHeader(header), nil
 	}
-	b := bc.GetBlock(header.Hash(), n)
+	b := x.src.GetBlock(header.Hash(), n)
 	if b == nil {
 		return nil, fmt.Errorf("block %d missing", n)
 	}
 	return b, nil
+}
+
+// source is what the index reads of the chain: go-ethereum's blockchain,
+// or a test's synthetic chain.
+type source interface {
+	Config() *params.ChainConfig
+	CurrentBlock() *types.Header
+	GetCanonicalHash(number uint64) common.Hash
+	GetHeaderByNumber(number uint64) *types.Header
+	GetBlock(hash common.Hash, number uint64) *types.Block
+	// GetRawReceipts returns receipts without the derived fields, which
+	// the index derives itself: go-ethereum would read the block again
+	// and recover senders the sealed block already knows.
+	GetRawReceipts(hash common.Hash, number uint64) types.Receipts
 }

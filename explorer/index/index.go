@@ -117,7 +117,7 @@ func (c Config) validate() error {
 // other and with Run, which is the only writer.
 type Index struct {
 	db     *pebble.DB
-	chain  *chain.Chain
+	src    source
 	config *params.ChainConfig
 	log    *slog.Logger
 
@@ -172,11 +172,11 @@ func Open(cfg Config, c *chain.Chain, log *slog.Logger) (*Index, error) {
 	if cfg.InMemory {
 		fs = vfs.NewMem()
 	}
-	return open(cfg, fs, c, log)
+	return open(cfg, fs, c.BlockChain(), log)
 }
 
-// open opens the index on fs (nil: the disk).
-func open(cfg Config, fs vfs.FS, c *chain.Chain, log *slog.Logger) (*Index, error) {
+// open opens the index of src's chain on fs (nil: the disk).
+func open(cfg Config, fs vfs.FS, src source, log *slog.Logger) (*Index, error) {
 	cacheMB := cfg.CacheMB
 	if cacheMB == 0 {
 		cacheMB = DefaultCacheMB
@@ -201,7 +201,7 @@ func open(cfg Config, fs vfs.FS, c *chain.Chain, log *slog.Logger) (*Index, erro
 	if err != nil {
 		return nil, fmt.Errorf("open address index %s: %w", dir, err)
 	}
-	x := &Index{db: db, chain: c, config: c.Config(), log: log, wake: make(chan struct{}, 1)}
+	x := &Index{db: db, src: src, config: src.Config(), log: log, wake: make(chan struct{}, 1)}
 	if err := x.load(); err != nil {
 		db.Close()
 		return nil, err
@@ -221,7 +221,7 @@ func (x *Index) load() error {
 		return nil
 	case version != formatVersion:
 		return x.reset("the index is in another format", "format", version, "want", formatVersion)
-	case x.chain.BlockChain().GetCanonicalHash(m.number) != m.hash:
+	case x.src.GetCanonicalHash(m.number) != m.hash:
 		return x.reset("the index was built from another chain", "number", m.number, "hash", m.hash)
 	}
 	x.marker = m
@@ -273,7 +273,7 @@ func (x *Index) Progress() (indexed, head uint64) {
 	if next := x.next.Load(); next > 0 {
 		indexed = next - 1
 	}
-	return indexed, x.chain.Head().Number.Uint64()
+	return indexed, x.src.CurrentBlock().Number.Uint64()
 }
 
 // Close closes the database, after the reads in flight; reads after it get

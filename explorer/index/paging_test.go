@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cockroachdb/pebble/vfs"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 )
@@ -30,9 +31,8 @@ type pagingFixture struct {
 
 func newPagingFixture(t *testing.T) *pagingFixture {
 	t.Helper()
-	x := openIndex(t, Config{InMemory: true}, newChain(t))
-	s := newSynth(t, x, 2)
-	f := &pagingFixture{x: x, a: s.addr(0), z: common.Address{0x22}, busy: common.Address{0xb0},
+	s := newSynth(t, 2)
+	f := &pagingFixture{a: s.addr(0), z: common.Address{0x22}, busy: common.Address{0xb0},
 		tokenT: common.Address{0x77}, token: common.Address{0x78}}
 	a, b, z := f.a, s.addr(1), f.z
 	other := &types.Log{Address: f.tokenT, Topics: []common.Hash{{0x01}}}
@@ -49,6 +49,7 @@ func newPagingFixture(t *testing.T) *pagingFixture {
 		many = append(many, spec{from: 1, to: &f.busy})
 	}
 	s.add(many...)
+	f.x = s.index(vfs.NewMem(), "")
 	return f
 }
 
