@@ -230,9 +230,13 @@ func TestTokensAndHolders(t *testing.T) {
 		{"tokens of z", func(after common.Address, limit int) ([]common.Address, error) { return f.x.Tokens(f.z, after, limit) },
 			[]common.Address{f.tokenT}},
 		// The burn to the zero address makes no holder.
-		{"holders of t", func(after common.Address, limit int) ([]common.Address, error) { return f.x.Holders(f.tokenT, after, limit) },
+		{"holders of t", func(after common.Address, limit int) ([]common.Address, error) {
+			return f.x.Holders(f.tokenT, after, limit)
+		},
 			[]common.Address{f.z, f.a}},
-		{"holders of u", func(after common.Address, limit int) ([]common.Address, error) { return f.x.Holders(f.token, after, limit) },
+		{"holders of u", func(after common.Address, limit int) ([]common.Address, error) {
+			return f.x.Holders(f.token, after, limit)
+		},
 			[]common.Address{f.a}},
 		{"holders of nothing", func(after common.Address, limit int) ([]common.Address, error) { return f.x.Holders(f.a, after, limit) },
 			nil},
