@@ -5,7 +5,7 @@ BIN     := bin/stocknode
 DATADIR ?= ./stocknode-data
 ARGS    ?=
 
-.PHONY: build run dev test test-short vet clean contracts conformance bench profile loadtest compare abuse
+.PHONY: build run dev test test-short vet clean contracts conformance bench profile loadtest compare abuse index-bench
 
 build:
 	$(GO) build -o $(BIN) ./cmd/stocknode
@@ -62,6 +62,11 @@ profile:
 ## abuse: hostile clients (connection floods, heavy eth_calls, huge answers, malformed HTTP and WebSocket) against a fresh --dev node, with a canary; flags in ABUSE_ARGS (e.g. '-attacks cl-te,blake2f -duration 10s').
 abuse:
 	bash scripts/abuse.sh $(ABUSE_ARGS)
+
+## index-bench: the address index's page latencies (p50, p99) over an address with 100,000 transactions, then its indexing rate.
+index-bench:
+	$(GO) test -run '^$$' -bench HistoryPage -benchtime 2000x -count 1 ./explorer/index/
+	$(GO) test -run '^$$' -bench IndexBlock -benchtime 200x -count 1 ./explorer/index/
 
 ## rest-load: Tokenized Stocks REST requests/s against eth_getBalance requests/s on one fresh node, alternating rounds (ROUNDS=5), medians and their ratio.
 rest-load:
