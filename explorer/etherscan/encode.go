@@ -11,6 +11,13 @@ import (
 	"github.com/stocknode/stocknode/explorer/index"
 )
 
+// The usual size of an answer's entry (an input adds twice its length to
+// a transaction's), so that an answer's buffer is allocated once.
+const (
+	txSize       = 800
+	transferSize = 900
+)
+
 // appendHead appends an answer's envelope up to its result.
 func appendHead(dst []byte, status, message string) []byte {
 	dst = append(dst, `{"status":"`...)

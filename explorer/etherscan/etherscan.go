@@ -182,7 +182,7 @@ func (a *API) txlist(ctx *fasthttp.RequestCtx, args *fasthttp.Args) {
 		writeNone(ctx)
 		return
 	}
-	out, err := a.appendTxs(append(appendHead(nil, "1", "OK"), '['), txs, h.head)
+	out, err := a.appendTxs(append(appendHead(make([]byte, 0, 64+len(txs)*txSize), "1", "OK"), '['), txs, h.head)
 	if err != nil {
 		a.failed(ctx, "txlist", err)
 		return
@@ -213,7 +213,7 @@ func (a *API) tokentx(ctx *fasthttp.RequestCtx, args *fasthttp.Args) {
 		writeNone(ctx)
 		return
 	}
-	out, err := a.appendTransfers(append(appendHead(nil, "1", "OK"), '['), trs, h.head)
+	out, err := a.appendTransfers(append(appendHead(make([]byte, 0, 64+len(trs)*transferSize), "1", "OK"), '['), trs, h.head)
 	if err != nil {
 		a.failed(ctx, "tokentx", err)
 		return

@@ -57,7 +57,9 @@ func (x *Index) Run(ctx context.Context) error {
 // senders are recovered on every core while this goroutine indexes.
 const catchUpChunk = 64
 
-// catchUp indexes the blocks from the next one to the chain's head.
+// catchUp indexes the blocks from the next one to the chain's head. A
+// long catch-up (a new index of a long chain, an import) logs its
+// progress.
 func (x *Index) catchUp(ctx context.Context) error {
 	start, from := time.Now(), x.next.Load()
 	head := x.src.CurrentBlock().Number.Uint64()
@@ -65,6 +67,7 @@ func (x *Index) catchUp(ctx context.Context) error {
 	if long {
 		x.log.Info("Address index catching up", "from", from, "head", head)
 	}
+	logged := start
 	for next := from; ; next = x.next.Load() {
 		head = x.src.CurrentBlock().Number.Uint64()
 		if next > head {
@@ -72,6 +75,10 @@ func (x *Index) catchUp(ctx context.Context) error {
 		}
 		if err := ctx.Err(); err != nil {
 			return err
+		}
+		if long && time.Since(logged) >= progressEvery {
+			x.log.Info("Address index catching up", "indexed", next-1, "head", head)
+			logged = time.Now()
 		}
 		err := x.indexRange(next, min(head, next+catchUpChunk-1))
 		if errors.Is(err, errDiverged) {
@@ -86,6 +93,9 @@ func (x *Index) catchUp(ctx context.Context) error {
 	}
 	return nil
 }
+
+// progressEvery is how often a long catch-up logs.
+const progressEvery = 10 * time.Second
 
 // indexRange indexes blocks from..to of the chain.
 func (x *Index) indexRange(from, to uint64) error {
