@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -40,16 +41,37 @@ func (x *Index) Notify() {
 // head until ctx ends.
 func (x *Index) Run(ctx context.Context) error {
 	x.Notify()
+	var failing warning
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
 		case <-x.wake:
 		}
-		if err := x.catchUp(ctx); err != nil && ctx.Err() == nil {
-			// The next head tries again; what is indexed stays.
-			x.log.Warn("Address index behind the head", "err", err)
+		err := x.catchUp(ctx)
+		if ctx.Err() != nil {
+			return nil
 		}
+		// The next head tries again; what is indexed stays.
+		failing.report(x.log, err)
+	}
+}
+
+// warning logs a failure that repeats with every block once, and again
+// when it changes or a minute later.
+type warning struct {
+	last   string
+	logged time.Time
+}
+
+func (w *warning) report(log *slog.Logger, err error) {
+	if err == nil {
+		w.last = ""
+		return
+	}
+	if msg := err.Error(); msg != w.last || time.Since(w.logged) >= time.Minute {
+		log.Warn("Address index behind the head", "err", err)
+		w.last, w.logged = msg, time.Now()
 	}
 }
 
@@ -77,7 +99,7 @@ func (x *Index) catchUp(ctx context.Context) error {
 			return err
 		}
 		if long && time.Since(logged) >= progressEvery {
-			x.log.Info("Address index catching up", "indexed", next-1, "head", head)
+			x.log.Info("Address index catching up", "next", next, "head", head)
 			logged = time.Now()
 		}
 		err := x.indexRange(next, min(head, next+catchUpChunk-1))
