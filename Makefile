@@ -65,7 +65,7 @@ abuse:
 
 ## index-bench: the address index's page latencies (p50, p99) over an address with 100,000 transactions, then its indexing rate.
 index-bench:
-	$(GO) test -run '^$$' -bench HistoryPage -benchtime 2000x -count 1 ./explorer/index/
+	$(GO) test -run '^$$' -bench HistoryPage -benchtime 2000x -count 1 -v ./explorer/index/
 	$(GO) test -run '^$$' -bench IndexBlock -benchtime 200x -count 1 ./explorer/index/
 
 ## rest-load: Tokenized Stocks REST requests/s against eth_getBalance requests/s on one fresh node, alternating rounds (ROUNDS=5), medians and their ratio.

@@ -54,6 +54,7 @@ func BenchmarkHistoryPage(b *testing.B) {
 		b.Fatal(err)
 	}
 	x = s.index(nil, dir)
+	b.Logf("index of %d transactions and as many transfers: %.1f MB on disk", busyTxs, float64(x.db.Metrics().DiskSpaceUsage())/1e6)
 	if c, err := x.Counts(busy); err != nil || c.Txs != busyTxs || c.Transfers != busyTxs {
 		b.Fatalf("busy address: %+v, %v", c, err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -40,16 +41,37 @@ func (x *Index) Notify() {
 // head until ctx ends.
 func (x *Index) Run(ctx context.Context) error {
 	x.Notify()
+	var failing warning
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
 		case <-x.wake:
 		}
-		if err := x.catchUp(ctx); err != nil && ctx.Err() == nil {
-			// The next head tries again; what is indexed stays.
-			x.log.Warn("Address index behind the head", "err", err)
+		err := x.catchUp(ctx)
+		if ctx.Err() != nil {
+			return nil
 		}
+		// The next head tries again; what is indexed stays.
+		failing.report(x.log, err)
+	}
+}
+
+// warning logs a failure that repeats with every block once, and again
+// when it changes or a minute later.
+type warning struct {
+	last   string
+	logged time.Time
+}
+
+func (w *warning) report(log *slog.Logger, err error) {
+	if err == nil {
+		w.last = ""
+		return
+	}
+	if msg := err.Error(); msg != w.last || time.Since(w.logged) >= time.Minute {
+		log.Warn("Address index behind the head", "err", err)
+		w.last, w.logged = msg, time.Now()
 	}
 }
 
@@ -57,7 +79,9 @@ func (x *Index) Run(ctx context.Context) error {
 // senders are recovered on every core while this goroutine indexes.
 const catchUpChunk = 64
 
-// catchUp indexes the blocks from the next one to the chain's head.
+// catchUp indexes the blocks from the next one to the chain's head. A
+// long catch-up (a new index of a long chain, an import) logs its
+// progress.
 func (x *Index) catchUp(ctx context.Context) error {
 	start, from := time.Now(), x.next.Load()
 	head := x.src.CurrentBlock().Number.Uint64()
@@ -65,6 +89,7 @@ func (x *Index) catchUp(ctx context.Context) error {
 	if long {
 		x.log.Info("Address index catching up", "from", from, "head", head)
 	}
+	logged := start
 	for next := from; ; next = x.next.Load() {
 		head = x.src.CurrentBlock().Number.Uint64()
 		if next > head {
@@ -72,6 +97,10 @@ func (x *Index) catchUp(ctx context.Context) error {
 		}
 		if err := ctx.Err(); err != nil {
 			return err
+		}
+		if long && time.Since(logged) >= progressEvery {
+			x.log.Info("Address index catching up", "next", next, "head", head)
+			logged = time.Now()
 		}
 		err := x.indexRange(next, min(head, next+catchUpChunk-1))
 		if errors.Is(err, errDiverged) {
@@ -86,6 +115,9 @@ func (x *Index) catchUp(ctx context.Context) error {
 	}
 	return nil
 }
+
+// progressEvery is how often a long catch-up logs.
+const progressEvery = 10 * time.Second
 
 // indexRange indexes blocks from..to of the chain.
 func (x *Index) indexRange(from, to uint64) error {

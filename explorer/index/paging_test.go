@@ -308,3 +308,25 @@ func matches(err, want error) bool {
 	}
 	return errors.Is(err, want)
 }
+
+func TestConfig(t *testing.T) {
+	c := newChain(t)
+	for _, tt := range []struct {
+		name string
+		cfg  Config
+		ok   bool
+	}{
+		{"in memory", Config{InMemory: true}, true},
+		{"on disk", Config{Dir: t.TempDir(), CacheMB: 8}, true},
+		{"no directory", Config{}, false},
+		{"negative cache", Config{InMemory: true, CacheMB: -1}, false},
+	} {
+		x, err := Open(tt.cfg, c, quietLog())
+		if (err == nil) != tt.ok {
+			t.Errorf("%s: %v", tt.name, err)
+		}
+		if x != nil {
+			x.Close()
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"math/bits"
 	"slices"
 
 	"github.com/cockroachdb/pebble"
@@ -107,8 +108,27 @@ func (x *Index) QueryTransactions(addr common.Address, q Query) ([]Tx, error) {
 	if !ok {
 		return nil, err
 	}
+	if q.whole() {
+		c, err := x.Counts(addr)
+		if err != nil {
+			return nil, err
+		}
+		s.expect = remaining(c.Txs, q.Skip)
+	}
 	txs, _, err := x.txs(s)
 	return txs, err
+}
+
+// whole reports whether q spans every block: the address's counts then
+// bound its entries.
+func (q Query) whole() bool { return q.FromBlock == 0 && q.ToBlock == math.MaxUint64 }
+
+// remaining is how many of total entries are left after skip.
+func remaining(total uint64, skip int) int {
+	if total <= uint64(skip) {
+		return 0
+	}
+	return int(min(total-uint64(skip), MaxWindow))
 }
 
 // QueryTransfers returns the window q of addr's token transfers, of token
@@ -118,6 +138,13 @@ func (x *Index) QueryTransfers(addr common.Address, token *common.Address, q Que
 		s, ok, err := q.span(prefixKey(tableTransfer, addr))
 		if !ok {
 			return nil, err
+		}
+		if q.whole() {
+			c, err := x.Counts(addr)
+			if err != nil {
+				return nil, err
+			}
+			s.expect = remaining(c.Transfers, q.Skip)
 		}
 		trs, _, err := x.transfers(s)
 		return trs, err
@@ -210,6 +237,17 @@ type span struct {
 	lower, upper []byte
 	asc          bool
 	skip, limit  int
+	// expect bounds the entries the span yields, from the address's
+	// counts, so that a large window is allocated once; 0 is unknown.
+	expect int
+}
+
+// capacity is what to allocate for the span's entries.
+func (s span) capacity() int {
+	if s.expect > 0 {
+		return min(s.limit, s.expect)
+	}
+	return min(s.limit, arenaChunk)
 }
 
 // scan calls visit with the keys and values of s; more reports whether s
@@ -260,7 +298,7 @@ func (x *Index) scan(s span, visit func(key, value []byte) error) (more bool, er
 }
 
 func (x *Index) txs(s span) ([]Tx, bool, error) {
-	out := make([]Tx, 0, min(s.limit, arenaChunk))
+	out := make([]Tx, 0, s.capacity())
 	var a arena
 	more, err := x.scan(s, func(key, v []byte) error {
 		if len(key) != txKeyLen {
@@ -278,7 +316,7 @@ func (x *Index) txs(s span) ([]Tx, bool, error) {
 }
 
 func (x *Index) transfers(s span) ([]Transfer, bool, error) {
-	out := make([]Transfer, 0, min(s.limit, arenaChunk))
+	out := make([]Transfer, 0, s.capacity())
 	var a arena
 	more, err := x.scan(s, func(key, v []byte) error {
 		if len(key) != transferKeyLen {
@@ -298,7 +336,7 @@ func (x *Index) transfers(s span) ([]Transfer, bool, error) {
 // transfersOfToken reads the transfers that the by-token keys of s point
 // to (under scan's hold on the database).
 func (x *Index) transfersOfToken(addr common.Address, s span) ([]Transfer, error) {
-	out := make([]Transfer, 0, min(s.limit, arenaChunk))
+	out := make([]Transfer, 0, s.capacity())
 	var a arena
 	_, err := x.scan(s, func(key, _ []byte) error {
 		if len(key) != byTokenKeyLen {
@@ -324,15 +362,22 @@ func (x *Index) transfersOfToken(addr common.Address, s span) ([]Transfer, error
 const arenaChunk = 64
 
 // arena hands out the amounts and addresses a page's entries point to, a
-// chunk at a time rather than one allocation each.
+// chunk at a time rather than one allocation each. Each amount comes with
+// room for 256 bits of its own, which SetBytes fills without allocating.
 type arena struct {
 	ints  []big.Int
 	addrs []common.Address
 }
 
+const wordsPerAmount = 256 / bits.UintSize
+
 func (a *arena) big() *big.Int {
 	if len(a.ints) == 0 {
 		a.ints = make([]big.Int, 2*arenaChunk)
+		words := make([]big.Word, len(a.ints)*wordsPerAmount)
+		for i := range a.ints {
+			a.ints[i].SetBits(words[i*wordsPerAmount : i*wordsPerAmount : (i+1)*wordsPerAmount])
+		}
 	}
 	z := &a.ints[0]
 	a.ints = a.ints[1:]

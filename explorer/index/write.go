@@ -50,12 +50,11 @@ func (x *Index) apply(block *types.Block, receipts types.Receipts) error {
 	if err := batch.Set(markerKey, appendMarker(nil, n, block.Hash()), nil); err != nil {
 		return err
 	}
-	// NoSync: pebble still writes the batch to its log before Apply
-	// returns, so a killed process loses nothing; a crash of the machine
-	// may lose the newest batches, and the marker goes back with them (the
-	// log is replayed as a prefix), so the index restarts at the last
-	// whole block it kept. Syncing every 200 ms block would cost an fsync
-	// the chain already pays for what matters.
+	// NoSync: a crash, of the process or of the machine, may lose the
+	// newest batches, but pebble's log replays as a prefix and each
+	// batch holds its block's marker, so the index reopens at the last
+	// whole block it kept and indexes the rest again. Syncing every block
+	// would add an fsync per 200 ms for nothing the chain cannot rebuild.
 	if err := x.db.Apply(batch, pebble.NoSync); err != nil {
 		return fmt.Errorf("write block %d to the address index: %w", n, err)
 	}
