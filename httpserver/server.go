@@ -117,7 +117,7 @@ func New(cfg Config, rpc RPC, health Health) *Server {
 	return s
 }
 
-// Handle registers a GET handler for path (explorer, REST endpoints).
+// Handle registers a GET (and HEAD) handler for path (explorer pages).
 func (s *Server) Handle(path string, h fasthttp.RequestHandler) { s.routes[path] = h }
 
 // mount is a handler for every method on the paths under a prefix.
@@ -238,7 +238,7 @@ func (s *Server) route(ctx *fasthttp.RequestCtx, path []byte) {
 			return
 		}
 	}
-	if ctx.IsGet() {
+	if ctx.IsGet() || ctx.IsHead() {
 		if h, ok := s.routes[string(path)]; ok {
 			h(ctx)
 			return

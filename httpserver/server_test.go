@@ -212,6 +212,7 @@ func TestMountAndNotFound(t *testing.T) {
 		{"DELETE", "/api/x", 200, "api DELETE /api/x"},
 		{"HEAD", "/api/x", 200, ""},
 		{"GET", "/page", 200, "page"},
+		{"HEAD", "/page", 200, ""},
 		{"PUT", "/page", 404, "nothing at PUT /page"},
 		{"GET", "/apix", 404, "nothing at GET /apix"},
 		{"POST", "/other", 404, "nothing at POST /other"},
