@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/big"
 	"net"
 	"net/netip"
 	"strconv"
@@ -281,33 +282,55 @@ type captchaShown struct {
 }
 
 func (f *Faucet) status(ctx *fasthttp.RequestCtx) {
+	info, err := f.Info()
+	if err != nil {
+		writeError(ctx, unavailable("the faucet's balance could not be read (%v); retry in a moment", err))
+		return
+	}
 	a := statusAnswer{
-		Enabled:      f.cfg.Enabled,
-		Network:      f.cfg.Network,
-		ChainID:      f.b.ChainID.String(),
-		Address:      f.addr.Hex(),
-		BalanceWei:   "0",
-		AmountWei:    "0",
-		CooldownSecs: f.cfg.Cooldown.Seconds(),
-	}
-	if f.cfg.Amount != nil {
-		a.AmountWei = f.cfg.Amount.String()
-	}
-	if f.cools != nil {
-		a.DripsLastHour = f.cools.drips()
+		Enabled:       info.Enabled,
+		Network:       f.cfg.Network,
+		ChainID:       f.b.ChainID.String(),
+		Address:       info.Address.Hex(),
+		BalanceWei:    info.Balance.String(),
+		AmountWei:     info.Amount.String(),
+		CooldownSecs:  info.Cooldown.Seconds(),
+		DripsLastHour: info.DripsLastHour,
 	}
 	if f.captcha != nil {
 		a.Captcha = &captchaShown{Provider: f.cfg.Captcha.Provider, SiteKey: f.cfg.Captcha.SiteKey}
 	}
+	writeJSON(ctx, a)
+}
+
+// Info is the faucet's state, as its status endpoint and the faucet page
+// report it.
+type Info struct {
+	Enabled bool
+	Address common.Address
+	// Balance is the faucet's pending balance; Amount one drip (wei).
+	Balance, Amount *big.Int
+	Cooldown        time.Duration
+	DripsLastHour   int
+}
+
+// Info reads the faucet's state; only the balance read can fail.
+func (f *Faucet) Info() (Info, error) {
+	info := Info{Enabled: f.cfg.Enabled, Address: f.addr, Balance: new(big.Int), Amount: new(big.Int), Cooldown: f.cfg.Cooldown}
+	if f.cfg.Amount != nil {
+		info.Amount = new(big.Int).Set(f.cfg.Amount)
+	}
+	if f.cools != nil {
+		info.DripsLastHour = f.cools.drips()
+	}
 	if snap := f.b.Snapshots.Load(); snap != nil {
 		acct, err := snap.PendingReader().Account(f.addr)
 		if err != nil {
-			writeError(ctx, unavailable("the faucet's balance could not be read (%v); retry in a moment", err))
-			return
+			return info, err
 		}
-		a.BalanceWei = balanceOf(acct).String()
+		info.Balance = balanceOf(acct)
 	}
-	writeJSON(ctx, a)
+	return info, nil
 }
 
 // isJSON accepts application/json with parameters (charset).

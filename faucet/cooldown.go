@@ -89,10 +89,14 @@ type cooldowns struct {
 	sweptUntil uint64
 }
 
+// DatabaseHandles bounds the files the cooldown database keeps open (the
+// node counts them in its file-descriptor budget); it stays small.
+const DatabaseHandles = 16
+
 // openCooldowns opens (or creates) the database in dir, in memory if dir
 // is empty, and deletes what expired while the node was down.
 func openCooldowns(dir string, period time.Duration, now func() time.Time, log *slog.Logger) (*cooldowns, error) {
-	opts := &pebble.Options{Logger: pebbleLogger{log}}
+	opts := &pebble.Options{Logger: pebbleLogger{log}, MaxOpenFiles: DatabaseHandles}
 	if dir == "" {
 		dir, opts.FS = "faucet", vfs.NewMem()
 	}

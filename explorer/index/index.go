@@ -100,6 +100,10 @@ type Config struct {
 	CacheMB int
 }
 
+// DatabaseHandles bounds the files the index keeps open (the node counts
+// them in its file-descriptor budget).
+const DatabaseHandles = 256
+
 // DefaultCacheMB is the block cache's size unless configured.
 const DefaultCacheMB = 64
 
@@ -186,7 +190,7 @@ func open(cfg Config, fs vfs.FS, src source, log *slog.Logger) (*Index, error) {
 	opts := &pebble.Options{
 		FS:                 fs,
 		Cache:              cache,
-		MaxOpenFiles:       256,
+		MaxOpenFiles:       DatabaseHandles,
 		FormatMajorVersion: pebble.FormatNewest,
 		// Bloom filters make the Gets of a block's counts cheap for
 		// addresses seen for the first time.
