@@ -11,10 +11,7 @@ import (
 // /api/{network}/; it hears of sealed blocks through listeners.
 func (n *Node) startFaucet(listeners *sequencer.Listeners) error {
 	cfg := n.cfg.Faucet
-	cfg.Network = n.cfg.Network
-	if cfg.Network == "" {
-		cfg.Network = DefaultNetwork
-	}
+	cfg.Network = n.network()
 	cfg.Dir = ""
 	if !n.cfg.Dev {
 		cfg.Dir = filepath.Join(n.cfg.DataDir, "faucet")

@@ -15,6 +15,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 
+	"github.com/stocknode/stocknode/explorer/index"
 	"github.com/stocknode/stocknode/faucet"
 	"github.com/stocknode/stocknode/httpserver"
 	"github.com/stocknode/stocknode/metrics"
@@ -63,6 +64,9 @@ type Config struct {
 	// PreviewExamples issues the example stock tokens in the first block
 	// of a new chain on the built-in preview genesis.
 	PreviewExamples bool
+	// ExplorerDisabled turns off the block explorer and its address index
+	// (--explorer=false).
+	ExplorerDisabled bool
 	// Faucet configures the faucet API under /api/{Network}/ (its
 	// Network and Dir are the node's); the zero Config has it off,
 	// faucet.DefaultConfig() on.
@@ -89,6 +93,7 @@ type Node struct {
 	reg    *metrics.Registry
 	faucet *ecdsa.PrivateKey
 	drips  *faucet.Faucet
+	index  *index.Index // nil with the explorer off
 
 	faucetDerived  bool
 	examplesIssued bool // this start put the example tokens in the pool
@@ -161,12 +166,8 @@ func (n *Node) startAPI() error {
 	n.rpc = rpc.New(n.cfg.RPC, rpc.Backend{Chain: n.chain, Pool: n.pool, Snapshots: n.store, Calls: n.calls}, n.reg)
 	n.http = httpserver.New(n.cfg.HTTP, n.rpc, n.health)
 	listeners := sequencer.Listeners{}
-	if err := n.startREST(&listeners); err != nil {
-		n.rpc.Close()
-		return err
-	}
-	if err := n.startFaucet(&listeners); err != nil {
-		n.rpc.Close()
+	if err := n.startServices(&listeners); err != nil {
+		n.closeServices()
 		return err
 	}
 	if !n.cfg.WSDisabled {
@@ -177,12 +178,36 @@ func (n *Node) startAPI() error {
 	}
 	n.seq.SetListener(listeners)
 	if err := n.http.Listen(); err != nil {
-		n.rpc.Close()
-		n.drips.Close()
+		n.closeServices()
 		return err
 	}
 	n.registerGauges()
 	return nil
+}
+
+// startServices starts what the port serves besides JSON-RPC: the REST
+// API, the faucet and the explorer.
+func (n *Node) startServices(listeners *sequencer.Listeners) error {
+	if err := n.startREST(listeners); err != nil {
+		return err
+	}
+	if err := n.startFaucet(listeners); err != nil {
+		return err
+	}
+	return n.startExplorer(listeners)
+}
+
+// closeServices closes what startServices and startAPI opened.
+func (n *Node) closeServices() error {
+	n.rpc.Close()
+	var errs []error
+	if n.drips != nil {
+		errs = append(errs, n.drips.Close())
+	}
+	if n.index != nil {
+		errs = append(errs, n.index.Close())
+	}
+	return errors.Join(errs...)
 }
 
 // registerGauges exposes the node's state for --metrics.
@@ -306,6 +331,12 @@ func (n *Node) Run(ctx context.Context) error {
 	go func() { httpDone <- n.http.Serve(ctx) }()
 	stocksDone := make(chan error, 1)
 	go func() { stocksDone <- n.stocks.Run(ctx) }()
+	indexDone := make(chan error, 1)
+	if n.index != nil {
+		go func() { indexDone <- n.index.Run(ctx) }()
+	} else {
+		indexDone <- nil
+	}
 	hubDone := make(chan struct{})
 	if n.hub != nil {
 		go func() { defer close(hubDone); n.hub.Run(ctx) }()
@@ -326,13 +357,16 @@ func (n *Node) Run(ctx context.Context) error {
 		n.log.Info("WebSocket listening", "url", wsScheme+"://"+n.HTTPAddr()+"/ws")
 	}
 	n.logFaucet(scheme + "://" + n.HTTPAddr())
+	if n.index != nil {
+		n.log.Info("Explorer listening", "url", scheme+"://"+n.HTTPAddr()+"/")
+	}
 	err := n.seq.Run(ctx)
 	cancel()
 	// Running calls end now: a connection does not close while its reader
 	// is inside one, and the hub waits for every connection.
 	n.calls.Close()
 	<-hubDone
-	err = errors.Join(err, <-httpDone, <-stocksDone)
+	err = errors.Join(err, <-httpDone, <-stocksDone, <-indexDone)
 	head := n.chain.Head()
 	if cerr := n.Close(); cerr != nil {
 		return errors.Join(err, cerr)
@@ -370,8 +404,7 @@ func (n *Node) logStart() {
 // Close stops the pool and closes the chain, and records a clean shutdown.
 func (n *Node) Close() error {
 	n.calls.Close()
-	n.rpc.Close()
-	err := errors.Join(n.drips.Close(), n.pool.Close(), n.chain.Close())
+	err := errors.Join(n.closeServices(), n.pool.Close(), n.chain.Close())
 	if err == nil && !n.cfg.Dev {
 		err = os.Remove(runningMarker(n.cfg.DataDir))
 	}

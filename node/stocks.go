@@ -17,18 +17,22 @@ import (
 // DefaultNetwork is the node's own chain's name in the REST API.
 const DefaultNetwork = "preview"
 
+// network is the node's own chain's name (--network.name).
+func (n *Node) network() string {
+	if n.cfg.Network == "" {
+		return DefaultNetwork
+	}
+	return n.cfg.Network
+}
+
 // startREST builds the token index and the REST API over it, and mounts
 // the API under /v1/; the index hears of sealed blocks through listeners.
 func (n *Node) startREST(listeners *sequencer.Listeners) error {
 	n.stocks = stocks.New(n.chain, n.store, contracts.FactoryAddress, n.log)
 	*listeners = append(*listeners, n.stocks)
-	name := n.cfg.Network
-	if name == "" {
-		name = DefaultNetwork
-	}
 	own := rest.Chain{
 		ChainID:            n.chain.Config().ChainID.Uint64(),
-		Name:               name,
+		Name:               n.network(),
 		PolicyRegistry:     contracts.PolicyRegistryAddress,
 		TokenSupplyManager: contracts.TokenSupplyManagerAddress,
 		TokenFactory:       contracts.FactoryAddress,

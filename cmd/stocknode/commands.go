@@ -66,6 +66,7 @@ func runNode(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	limits := limitFlags(fs, &cfg)
 	protocol := protocolFlags(fs, &cfg)
 	faucetFlags(fs, &cfg)
+	explorerFlags(fs, &cfg)
 	if err := parse(fs, args); err != nil {
 		return err
 	}

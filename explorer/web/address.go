@@ -16,6 +16,10 @@ import (
 // tokens an address touched are few, but an address can be sent anything.
 const maxHoldings = 50
 
+// maxTouched bounds the tokens an address page looks through for its B20
+// holdings (the index's largest page).
+const maxTouched = 100
+
 // addressData is the address page.
 type addressData struct {
 	Address common.Address
@@ -86,9 +90,11 @@ func (e *Explorer) address(r *request) (result, error) {
 	if err := e.account(r, &d); err != nil {
 		return result{}, err
 	}
-	if d.TxCount, d.TransferCount, err = e.deps.History.Counts(addr); err != nil {
+	counts, err := e.deps.History.Counts(addr)
+	if err != nil {
 		return result{}, fmt.Errorf("history counts of %s: %w", addr.Hex(), err)
 	}
+	d.TxCount, d.TransferCount = counts.Txs, counts.Transfers
 	d.Indexed, d.Head = e.deps.History.Progress()
 	d.IndexingBehind = d.Indexed < d.Head
 	if err := e.holdings(r, &d, tokens); err != nil {
@@ -141,7 +147,9 @@ func readAccount(reader state.Reader, addr common.Address) (*types.StateAccount,
 // holdings reads the address's balance of every B20 token it ever touched,
 // at the head.
 func (e *Explorer) holdings(r *request, d *addressData, tokens tokenSet) error {
-	touched, err := e.deps.History.Tokens(d.Address)
+	// Beyond maxTouched tokens the page names no more: a spam token
+	// airdropped everywhere must not make every address page slow.
+	touched, err := e.deps.History.Tokens(d.Address, common.Address{}, maxTouched)
 	if err != nil {
 		return fmt.Errorf("tokens of %s: %w", d.Address.Hex(), err)
 	}

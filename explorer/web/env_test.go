@@ -347,18 +347,25 @@ func cmpCursor(a, b index.Cursor) int {
 	return cmp.Or(cmp.Compare(a.Block, b.Block), cmp.Compare(a.Index, b.Index), cmp.Compare(a.Log, b.Log))
 }
 
-func (h *fakeHistory) Counts(addr common.Address) (uint64, uint64, error) {
+func (h *fakeHistory) Counts(addr common.Address) (index.Counts, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.catchUp()
-	return uint64(len(h.txs[addr])), uint64(len(h.transfers[addr])), nil
+	return index.Counts{Txs: uint64(len(h.txs[addr])), Transfers: uint64(len(h.transfers[addr]))}, nil
 }
 
-func (h *fakeHistory) Tokens(addr common.Address) ([]common.Address, error) {
+func (h *fakeHistory) Tokens(addr, after common.Address, limit int) ([]common.Address, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.catchUp()
-	return slices.Clone(h.tokens[addr]), nil
+	tokens := slices.SortedFunc(slices.Values(h.tokens[addr]), func(a, b common.Address) int { return a.Cmp(b) })
+	var page []common.Address
+	for _, t := range tokens {
+		if t.Cmp(after) > 0 && len(page) < limit {
+			page = append(page, t)
+		}
+	}
+	return page, nil
 }
 
 func (h *fakeHistory) Holders(token, after common.Address, limit int) ([]common.Address, error) {

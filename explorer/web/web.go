@@ -61,9 +61,10 @@ type History interface {
 	// Transfers returns an address's token transfers like Transactions.
 	Transfers(addr common.Address, before index.Cursor, limit int) ([]index.Transfer, index.Cursor, error)
 	// Counts returns how many transactions and transfers an address has.
-	Counts(addr common.Address) (txs, transfers uint64, err error)
-	// Tokens returns the tokens an address ever sent or received.
-	Tokens(addr common.Address) ([]common.Address, error)
+	Counts(addr common.Address) (index.Counts, error)
+	// Tokens returns a page of the tokens an address ever sent or
+	// received, in address order, strictly after after.
+	Tokens(addr, after common.Address, limit int) ([]common.Address, error)
 	// Holders returns the addresses that ever held token, in address order,
 	// strictly after after.
 	Holders(token, after common.Address, limit int) ([]common.Address, error)
