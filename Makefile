@@ -5,7 +5,7 @@ BIN     := bin/stocknode
 DATADIR ?= ./stocknode-data
 ARGS    ?=
 
-.PHONY: build run dev test test-short vet clean contracts conformance bench profile loadtest compare abuse index-bench
+.PHONY: build run dev test test-short vet clean contracts conformance bench profile loadtest compare abuse index-bench rest-load explorer-load
 
 build:
 	$(GO) build -o $(BIN) ./cmd/stocknode
@@ -24,6 +24,7 @@ vet:
 ## test: every test, with the race detector.
 test: vet
 	bash scripts/ensure-node.sh
+	bash scripts/ensure-chromium.sh
 	cd e2e && npm ci --no-audit --no-fund
 	cd contracts && npm ci --no-audit --no-fund
 	$(GO) test -race -count=1 -timeout 20m ./...
@@ -67,6 +68,10 @@ abuse:
 index-bench:
 	$(GO) test -run '^$$' -bench HistoryPage -benchtime 2000x -count 1 -v ./explorer/index/
 	$(GO) test -run '^$$' -bench IndexBlock -benchtime 200x -count 1 ./explorer/index/
+
+## explorer-load: eth_getBalance requests/s with and without explorer page traffic beside it on one fresh node (ROUNDS=5), medians, their ratio and the pages' render p50/p99.
+explorer-load:
+	bash scripts/explorer-load.sh
 
 ## rest-load: Tokenized Stocks REST requests/s against eth_getBalance requests/s on one fresh node, alternating rounds (ROUNDS=5), medians and their ratio.
 rest-load:

@@ -29,12 +29,13 @@ type httpConfig struct {
 	Pipeline int
 	Timeout  time.Duration
 	Rate     float64
+	Paths    string // the pages workload's paths
 }
 
 func httpFlags(fs *flag.FlagSet) *httpConfig {
 	c := new(httpConfig)
 	fs.StringVar(&c.URL, "url", "http://127.0.0.1:8545", "JSON-RPC HTTP endpoint")
-	fs.StringVar(&c.Method, "method", kindGetBalance, "getBalance | call | blockNumber | getTransactionCount | getBlockByNumber | estimateGas | mix | rest (GETs of the Tokenized Stocks REST API: the token list, the chains, each token's total supply)")
+	fs.StringVar(&c.Method, "method", kindGetBalance, "getBalance | call | blockNumber | getTransactionCount | getBlockByNumber | estimateGas | mix | rest (GETs of the Tokenized Stocks REST API: the token list, the chains, each token's total supply) | pages (GETs of -paths in turn: explorer pages, any GET)")
 	fs.StringVar(&c.Tag, "tag", "latest", "block tag of the requests: latest | pending")
 	fs.StringVar(&c.Conns, "c", "64", "keep-alive connections; a list (1,4,16,64,256) runs each in turn")
 	fs.DurationVar(&c.Duration, "duration", 6*time.Second, "measurement time per connection count")
@@ -42,6 +43,7 @@ func httpFlags(fs *flag.FlagSet) *httpConfig {
 	fs.StringVar(&c.Token, "token", workload.Token.Hex(), "ERC-20 whose balanceOf the call workload reads")
 	fs.IntVar(&c.Pipeline, "pipeline", 1, "requests in flight per connection (HTTP pipelining through fasthttp.PipelineClient when > 1)")
 	fs.DurationVar(&c.Timeout, "timeout", 10*time.Second, "read and write timeout of one request")
+	fs.StringVar(&c.Paths, "paths", "/", "with -method pages: comma-separated paths to GET in turn, e.g. /,/tokens,/block/1")
 	fs.Float64Var(&c.Rate, "rate", 0, "requests/s to offer in all, spread evenly over the connections (0: each connection sends its next request as soon as the last is answered); latency is still timed from each actual send, so a server that cannot keep up shows as a lower rate, not as queueing inside the generator")
 	return c
 }
@@ -144,8 +146,8 @@ func runHTTP(ctx context.Context, cfg httpConfig) (httpReport, error) {
 	if err := checkLoopback(cfg.URL); err != nil {
 		return report, err
 	}
-	if !validKind(cfg.Method) && cfg.Method != kindREST {
-		return report, fmt.Errorf("-method %q: want getBalance, call, blockNumber, getTransactionCount, getBlockByNumber, estimateGas, mix or rest", cfg.Method)
+	if !validKind(cfg.Method) && cfg.Method != kindREST && cfg.Method != kindPages {
+		return report, fmt.Errorf("-method %q: want getBalance, call, blockNumber, getTransactionCount, getBlockByNumber, estimateGas, mix, rest or pages", cfg.Method)
 	}
 	if cfg.Tag != "latest" && cfg.Tag != "pending" {
 		return report, fmt.Errorf("-tag %q: want latest or pending", cfg.Tag)
@@ -218,12 +220,17 @@ func runHTTPOnce(ctx context.Context, cfg httpConfig, conns int) (httpRun, error
 		}
 	}()
 	var paths []string
-	if cfg.Method == kindREST {
+	switch cfg.Method {
+	case kindREST:
 		base := uri
 		if base[len(base)-1] != '/' {
 			base += "/"
 		}
 		if paths, err = restPaths(client, host, base, 10*time.Second); err != nil {
+			return httpRun{}, err
+		}
+	case kindPages:
+		if paths, err = pagePaths(cfg.Paths); err != nil {
 			return httpRun{}, err
 		}
 	}
@@ -257,7 +264,7 @@ func runHTTPOnce(ctx context.Context, cfg httpConfig, conns int) (httpRun, error
 			}
 			for i := w; ctx.Err() == nil; i++ {
 				if paths != nil {
-					kind = kindREST
+					kind = cfg.Method
 					req.SetRequestURI(paths[i%len(paths)])
 				} else {
 					buf, kind = gen.next(buf[:0])

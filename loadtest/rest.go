@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -46,6 +47,23 @@ func restPaths(client doer, host, base string, timeout time.Duration) ([]string,
 	paths := []string{base + "v1/tokenized-stocks", base + "v1/tokenized-stocks/chains"}
 	for _, t := range list.Tokens {
 		paths = append(paths, base+"v1/tokenized-stocks/total-supply/"+t.Address)
+	}
+	return paths, nil
+}
+
+// kindPages is the http mode's GET workload over paths the caller names
+// (-paths): the explorer's pages, measured beside RPC traffic.
+const kindPages = "pages"
+
+// pagePaths reads -paths: comma-separated absolute paths.
+func pagePaths(list string) ([]string, error) {
+	var paths []string
+	for _, p := range strings.Split(list, ",") {
+		p = strings.TrimSpace(p)
+		if !strings.HasPrefix(p, "/") {
+			return nil, fmt.Errorf("-paths: %q is not an absolute path (want e.g. /,/tokens,/block/1)", p)
+		}
+		paths = append(paths, p)
 	}
 	return paths, nil
 }
