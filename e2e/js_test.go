@@ -83,8 +83,8 @@ func runJSFiles(t *testing.T, nodeBin string, n *node, keep func(name string) bo
 }
 
 // runJSFile runs one test file with STOCKNODE_RPC and STOCKNODE_WS set to
-// the node's URLs and turns its TAP report into subtests.
-func runJSFile(t *testing.T, nodeBin, file string, n *node) {
+// the node's URLs (and env added) and turns its TAP report into subtests.
+func runJSFile(t *testing.T, nodeBin, file string, n *node, env ...string) {
 	tap := filepath.Join(t.TempDir(), "report.tap")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -93,6 +93,7 @@ func runJSFile(t *testing.T, nodeBin, file string, n *node) {
 		"--test-reporter=tap", "--test-reporter-destination="+tap,
 		file)
 	cmd.Env = append(os.Environ(), "STOCKNODE_RPC="+n.URL, "STOCKNODE_WS="+n.WS, "NO_COLOR=1")
+	cmd.Env = append(cmd.Env, env...)
 	cmd.WaitDelay = 5 * time.Second
 	start := time.Now()
 	out, runErr := cmd.CombinedOutput()
