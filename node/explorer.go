@@ -32,6 +32,7 @@ func (n *Node) startExplorer(listeners *sequencer.Listeners) error {
 	webCfg := web.DefaultConfig()
 	webCfg.Network = n.network()
 	webCfg.ChainID = n.chain.Config().ChainID.Uint64()
+	webCfg.Renders, webCfg.RenderWait = n.cfg.ExplorerRenders, n.cfg.ExplorerRenderWait
 	if n.cfg.WSDisabled {
 		webCfg.WSPath = ""
 	}

@@ -67,6 +67,10 @@ type Config struct {
 	// ExplorerDisabled turns off the block explorer and its address index
 	// (--explorer=false).
 	ExplorerDisabled bool
+	// ExplorerRenders and ExplorerRenderWait bound the pages rendered at
+	// once and a page's wait for its turn (web.Config.Renders, RenderWait).
+	ExplorerRenders    int
+	ExplorerRenderWait time.Duration
 	// Faucet configures the faucet API under /api/{Network}/ (its
 	// Network and Dir are the node's); the zero Config has it off,
 	// faucet.DefaultConfig() on.

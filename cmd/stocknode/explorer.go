@@ -4,6 +4,7 @@ import (
 	"flag"
 	"strconv"
 
+	"github.com/stocknode/stocknode/explorer/web"
 	"github.com/stocknode/stocknode/node"
 )
 
@@ -14,4 +15,6 @@ func explorerFlags(fs *flag.FlagSet, cfg *node.Config) {
 		cfg.ExplorerDisabled = !on
 		return err
 	})
+	fs.IntVar(&cfg.ExplorerRenders, "explorer.renders", 0, "explorer pages rendered at once, so that a flood of page requests leaves the other cores to JSON-RPC (default half the cores, at least 1)")
+	fs.DurationVar(&cfg.ExplorerRenderWait, "explorer.render-wait", web.DefaultRenderWait, "how long a page waits for its turn before it is answered 503 with Retry-After")
 }

@@ -62,13 +62,7 @@ func gwei(v *big.Int) string { return units(v, 9) + " gwei" }
 func num(n uint64) string { return group(strconv.FormatUint(n, 10)) }
 
 // short abbreviates a hash or address for a dense table: 0x1234…cdef.
-func short(v fmt.Stringer) string {
-	s := v.String()
-	if len(s) <= 14 {
-		return s
-	}
-	return s[:8] + "…" + s[len(s)-6:]
-}
+func short(v fmt.Stringer) string { return shortString(v.String()) }
 
 // clip cuts a string read from the chain (a token's name, a decoded
 // argument) to n characters, so a hostile contract cannot make a page huge.

@@ -76,7 +76,19 @@ func (e *Explorer) page(h handlerFunc) fasthttp.RequestHandler {
 			e.renderError(ctx, unavailable("The node is starting; try again in a moment."))
 			return
 		}
-		res, err := h(&request{ctx: ctx, snap: snap, now: time.Now()})
+		now := time.Now()
+		cache, key := e.cacheOf(snap, now), ctx.RequestURI()
+		if cache.serveCached(ctx, key) {
+			return
+		}
+		if !e.acquire() {
+			ctx.Response.Header.Set("Retry-After", "1")
+			e.renderError(ctx, &httpError{fasthttp.StatusServiceUnavailable, "Busy", "The explorer is rendering as many pages as it may at once (the node keeps the rest of its cores for JSON-RPC); try again in a moment."})
+			return
+		}
+		defer func() { <-e.renders }()
+		defer cache.keep(ctx, key)
+		res, err := h(&request{ctx: ctx, snap: snap, now: now})
 		switch {
 		case err != nil:
 			e.renderError(ctx, err)
@@ -87,6 +99,23 @@ func (e *Explorer) page(h handlerFunc) fasthttp.RequestHandler {
 		default:
 			e.render(ctx, fasthttp.StatusOK, res)
 		}
+	}
+}
+
+// acquire takes a render slot, waiting at most Config.RenderWait.
+func (e *Explorer) acquire() bool {
+	select {
+	case e.renders <- struct{}{}:
+		return true
+	default:
+	}
+	t := time.NewTimer(e.cfg.RenderWait)
+	defer t.Stop()
+	select {
+	case e.renders <- struct{}{}:
+		return true
+	case <-t.C:
+		return false
 	}
 }
 

@@ -61,6 +61,9 @@ var maxUint128 = new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), 128), big.NewI
 func funcs(a *assets) template.FuncMap {
 	return template.FuncMap{
 		"asset":          a.url,
+		"addr":           addrLink,
+		"txlink":         txLink,
+		"txrow":          txRowHTML,
 		"eth":            eth,
 		"gwei":           gwei,
 		"units":          units,
@@ -77,8 +80,6 @@ func funcs(a *assets) template.FuncMap {
 		"dur":            duration,
 		"features":       features,
 		"hexclip":        hexClip,
-		"short":          func(v fmt.Stringer) string { return short(v) },
-		"name":           func(a common.Address) string { return knownNames[a] },
 		"u64":            func(v *big.Int) uint64 { return v.Uint64() },
 		"capped":         func(v *big.Int) bool { return v != nil && v.Cmp(maxUint128) != 0 },
 		"add":            func(a, b int) int { return a + b },

@@ -15,6 +15,8 @@ import (
 	"fmt"
 	"log/slog"
 	"math/big"
+	"runtime"
+	"sync/atomic"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -39,6 +41,12 @@ type Config struct {
 	PageSize int
 	// HomeSize is the length of the home page's lists (clamped to 1..50).
 	HomeSize int
+	// Renders bounds the pages rendered at once, so that a flood of page
+	// requests takes at most that many cores from the RPC; 0 means half
+	// of GOMAXPROCS, at least one. RenderWait is how long a page waits
+	// for its turn before it is answered 503 (0: DefaultRenderWait).
+	Renders    int
+	RenderWait time.Duration
 	// FaucetAPI is the faucet API's path prefix: the page posts to
 	// FaucetAPI+"/drip". Empty: "/api/{Network}/faucet".
 	FaucetAPI string
@@ -129,6 +137,8 @@ type Explorer struct {
 	assets  *assets
 	decoder *decoder
 	recent  ring
+	renders chan struct{} // a slot per page being rendered (Config.Renders)
+	cache   atomic.Pointer[pageCache]
 }
 
 var _ sequencer.Listener = (*Explorer)(nil)
@@ -152,12 +162,21 @@ func New(cfg Config, deps Deps, log *slog.Logger) (*Explorer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("explorer ABIs: %w", err)
 	}
-	e := &Explorer{cfg: cfg, deps: deps, log: log, pages: p, assets: a, decoder: d}
+	e := &Explorer{cfg: cfg, deps: deps, log: log, pages: p, assets: a, decoder: d, renders: make(chan struct{}, cfg.Renders)}
 	e.recent.seed(deps.Chain, cfg.HomeSize)
 	return e, nil
 }
 
+// DefaultRenderWait is how long a page waits for a render slot.
+const DefaultRenderWait = time.Second
+
 func (c Config) withDefaults() Config {
+	if c.Renders <= 0 {
+		c.Renders = max(1, runtime.GOMAXPROCS(0)/2)
+	}
+	if c.RenderWait <= 0 {
+		c.RenderWait = DefaultRenderWait
+	}
 	if c.Network == "" {
 		c.Network = "preview"
 	}
