@@ -30,6 +30,7 @@ type httpConfig struct {
 	Timeout  time.Duration
 	Rate     float64
 	Paths    string // the pages workload's paths
+	Bust     bool   // pages: a query parameter of its own per request
 }
 
 func httpFlags(fs *flag.FlagSet) *httpConfig {
@@ -44,6 +45,7 @@ func httpFlags(fs *flag.FlagSet) *httpConfig {
 	fs.IntVar(&c.Pipeline, "pipeline", 1, "requests in flight per connection (HTTP pipelining through fasthttp.PipelineClient when > 1)")
 	fs.DurationVar(&c.Timeout, "timeout", 10*time.Second, "read and write timeout of one request")
 	fs.StringVar(&c.Paths, "paths", "/", "with -method pages: comma-separated paths to GET in turn, e.g. /,/tokens,/block/1")
+	fs.BoolVar(&c.Bust, "bust", false, "with -method pages: add a query parameter of its own (n=<i>) to every request, so no cache of the server's answers it twice")
 	fs.Float64Var(&c.Rate, "rate", 0, "requests/s to offer in all, spread evenly over the connections (0: each connection sends its next request as soon as the last is answered); latency is still timed from each actual send, so a server that cannot keep up shows as a lower rate, not as queueing inside the generator")
 	return c
 }
@@ -266,6 +268,9 @@ func runHTTPOnce(ctx context.Context, cfg httpConfig, conns int) (httpRun, error
 				if paths != nil {
 					kind = cfg.Method
 					req.SetRequestURI(paths[i%len(paths)])
+					if cfg.Bust {
+						req.URI().QueryArgs().SetUint("n", i)
+					}
 				} else {
 					buf, kind = gen.next(buf[:0])
 					req.SetBody(buf)
