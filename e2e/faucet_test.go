@@ -50,8 +50,8 @@ func faucetDrip(t *testing.T, n *node, to common.Address, xff string) faucetAnsw
 }
 
 // TestFaucetDripLandsAndCooldownsSurviveRestart: over real sockets, a drip
-// lands in a sealed block, and the binary restarted on its datadir still
-// holds the address's and the client's cooldowns.
+// lands in a sealed block, and the binary killed with SIGKILL and restarted
+// on its datadir still holds the address's and the client's cooldowns.
 func TestFaucetDripLandsAndCooldownsSurviveRestart(t *testing.T) {
 	dir := t.TempDir()
 	args := []string{"--dev=false", "--datadir", dir, "--block-time", "50ms", "--preconf-interval", "50ms"}
@@ -71,7 +71,7 @@ func TestFaucetDripLandsAndCooldownsSurviveRestart(t *testing.T) {
 	if err != nil || balance.Cmp(big.NewInt(1e17)) != 0 {
 		t.Fatalf("balance after the drip's block: %v, %v", balance, err)
 	}
-	n.stop()
+	n.kill() // no clean shutdown: what the faucet acknowledged is on disk
 
 	n = startNode(t, args...)
 	for _, tt := range []struct {

@@ -166,6 +166,14 @@ func startNode(t testing.TB, extra ...string) *node {
 	return n
 }
 
+// kill ends the node with SIGKILL, as a crash would: no clean shutdown,
+// and its exit status is expected.
+func (n *node) kill() {
+	n.cmd.Process.Kill()
+	<-n.done
+	n.err = nil
+}
+
 // stop interrupts the node and expects a clean exit.
 func (n *node) stop() {
 	select {

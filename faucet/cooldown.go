@@ -230,10 +230,11 @@ func (r *reservation) commit(to common.Address) error {
 		b.Set(append(append([]byte{prefixExpiry}, expiry...), k...), nil, nil)
 	}
 	b.Set(append(timeKey(prefixDrip, now), to[:]...), nil, nil)
-	// A process crash loses nothing (the write-ahead log is written); a
-	// power cut may lose the last moments' cooldowns, not worth an fsync
-	// per drip.
-	if err := b.Commit(pebble.NoSync); err != nil {
+	// Synced: pebble keeps an unsynced write in its own buffer until a
+	// 32 KiB block fills, so without it a kill -9 would forget the last
+	// drips' cooldowns. Concurrent drips share one fsync (pebble groups
+	// the commits waiting for it).
+	if err := b.Commit(pebble.Sync); err != nil {
 		return fmt.Errorf("write cooldown: %w", err)
 	}
 	c.mu.Lock()
