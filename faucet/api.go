@@ -312,11 +312,17 @@ type Info struct {
 	Balance, Amount *big.Int
 	Cooldown        time.Duration
 	DripsLastHour   int
+	// CaptchaProvider and CaptchaSiteKey name the captcha a drip needs
+	// (empty: none); the secret stays on the server.
+	CaptchaProvider, CaptchaSiteKey string
 }
 
 // Info reads the faucet's state; only the balance read can fail.
 func (f *Faucet) Info() (Info, error) {
 	info := Info{Enabled: f.cfg.Enabled, Address: f.addr, Balance: new(big.Int), Amount: new(big.Int), Cooldown: f.cfg.Cooldown}
+	if f.captcha != nil {
+		info.CaptchaProvider, info.CaptchaSiteKey = f.cfg.Captcha.Provider, f.cfg.Captcha.SiteKey
+	}
 	if f.cfg.Amount != nil {
 		info.Amount = new(big.Int).Set(f.cfg.Amount)
 	}

@@ -65,6 +65,9 @@ func (n *Node) faucetInfo() (web.FaucetInfo, error) {
 		Amount:        info.Amount,
 		Cooldown:      info.Cooldown,
 		DripsLastHour: info.DripsLastHour,
+
+		CaptchaProvider: info.CaptchaProvider,
+		CaptchaSiteKey:  info.CaptchaSiteKey,
 	}, err
 }
 

@@ -28,6 +28,7 @@ type pageCache struct {
 
 type cachedPage struct {
 	status int
+	csp    string
 	body   []byte
 }
 
@@ -71,6 +72,7 @@ func (c *pageCache) serveCached(ctx *fasthttp.RequestCtx, key []byte) bool {
 		return false
 	}
 	setPageHeaders(ctx)
+	ctx.Response.Header.Set("Content-Security-Policy", p.csp)
 	ctx.Response.Header.SetContentType("text/html; charset=utf-8")
 	ctx.SetStatusCode(p.status)
 	ctx.SetBody(p.body) // copied into the response: the cached bytes stay
@@ -91,6 +93,10 @@ func (c *pageCache) keep(ctx *fasthttp.RequestCtx, key []byte) {
 	if _, ok := c.pages[string(key)]; ok {
 		return
 	}
-	c.pages[string(key)] = cachedPage{status: ctx.Response.StatusCode(), body: append([]byte(nil), body...)}
+	c.pages[string(key)] = cachedPage{
+		status: ctx.Response.StatusCode(),
+		csp:    string(ctx.Response.Header.Peek("Content-Security-Policy")),
+		body:   append([]byte(nil), body...),
+	}
 	c.bytes += len(body)
 }

@@ -14,6 +14,32 @@ type faucetData struct {
 	DripURL string
 	// CooldownSeconds drives the page's countdown after a drip.
 	CooldownSeconds int64
+	// Widget is the captcha the faucet requires, nil for none.
+	Widget *captchaWidget
+}
+
+// captchaWidget is how a page shows a provider's captcha: its script, the
+// element the script fills (which adds a form field holding the token the
+// page sends as X-Captcha-Token), and the hosts the page must then allow.
+type captchaWidget struct {
+	Script  string
+	Class   string
+	SiteKey string
+	hosts   string
+}
+
+// captchaWidgets are the providers the faucet verifies with (faucet.Turnstile,
+// faucet.HCaptcha), as their documentation says to embed them.
+var captchaWidgets = map[string]captchaWidget{
+	"turnstile": {Script: "https://challenges.cloudflare.com/turnstile/v0/api.js", Class: "cf-turnstile", hosts: "https://challenges.cloudflare.com"},
+	"hcaptcha":  {Script: "https://js.hcaptcha.com/1/api.js", Class: "h-captcha", hosts: "https://hcaptcha.com https://*.hcaptcha.com"},
+}
+
+// csp is the faucet page's Content-Security-Policy with the provider's hosts
+// allowed for its script, frame, styles and calls.
+func (w *captchaWidget) csp() string {
+	return "default-src 'self'; script-src 'self' " + w.hosts + "; frame-src " + w.hosts + "; style-src 'self' 'unsafe-inline' " + w.hosts +
+		"; connect-src 'self' " + w.hosts + "; img-src 'self' data:; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 }
 
 func (e *Explorer) faucet(r *request) (result, error) {
@@ -25,6 +51,14 @@ func (e *Explorer) faucet(r *request) (result, error) {
 		}
 		d.Info, d.Available = info, info.Enabled
 		d.CooldownSeconds = int64(info.Cooldown.Round(time.Second) / time.Second)
+		if w, ok := captchaWidgets[info.CaptchaProvider]; ok && d.Available {
+			w.SiteKey = info.CaptchaSiteKey
+			d.Widget = &w
+		}
 	}
-	return result{page: "faucet", title: "Faucet", data: d}, nil
+	res := result{page: "faucet", title: "Faucet", data: d}
+	if d.Widget != nil {
+		res.csp = d.Widget.csp()
+	}
+	return res, nil
 }

@@ -27,6 +27,7 @@ type result struct {
 	title    string
 	data     any
 	redirect string
+	csp      string // a Content-Security-Policy of the page's own; empty: the explorer's
 }
 
 // handlerFunc is one page.
@@ -145,6 +146,9 @@ func (e *Explorer) render(ctx *fasthttp.RequestCtx, status int, res result) {
 		return
 	}
 	setPageHeaders(ctx)
+	if res.csp != "" {
+		ctx.Response.Header.Set("Content-Security-Policy", res.csp)
+	}
 	ctx.Response.Header.SetContentType("text/html; charset=utf-8")
 	ctx.SetStatusCode(status)
 	ctx.SetBody(buf.Bytes())

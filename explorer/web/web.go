@@ -107,6 +107,11 @@ type FaucetInfo struct {
 	Cooldown time.Duration
 	// DripsLastHour counts the drips of the last hour.
 	DripsLastHour int
+	// CaptchaProvider ("turnstile" or "hcaptcha") and CaptchaSiteKey are
+	// set when a drip needs a solved captcha: the page then shows the
+	// provider's widget, the one thing a page loads from another host,
+	// and only because the operator asked for it (--faucet.captcha).
+	CaptchaProvider, CaptchaSiteKey string
 }
 
 // Deps are what the explorer reads.

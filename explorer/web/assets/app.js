@@ -44,6 +44,7 @@
 //                              again and swapped in place
 // Faucet
 //   #faucet-form[data-drip-url][data-cooldown]  #faucet-address  #faucet-submit
+//                              #faucet-captcha: the provider's widget, with --faucet.captcha only
 //                              (disabled in the HTML: enabled here)
 //   #faucet-result, then #faucet-sent (#faucet-sent-amount, #faucet-sent-to, a#faucet-tx
 //   to /tx/{hash}) or #faucet-error (the API's message), and #faucet-wait with
@@ -444,9 +445,16 @@
         return;
       }
       submit.disabled = true;
+      var headers = { "Content-Type": "application/json" };
+      // With --faucet.captcha the provider's widget adds its token to the
+      // form; the node verifies it with the provider.
+      var token = form.querySelector('[name="cf-turnstile-response"],[name="h-captcha-response"]');
+      if (token) headers["X-Captcha-Token"] = token.value;
       fetch(form.dataset.dripUrl, {
-        method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ address: address })
+        method: "POST", headers: headers, body: JSON.stringify({ address: address })
       }).then(function (res) {
+        if (window.turnstile) window.turnstile.reset();
+        if (window.hcaptcha) window.hcaptcha.reset();
         return res.json().catch(function () { return {}; }).then(function (body) {
           if (res.ok) {
             show("faucet-sent");
