@@ -66,10 +66,11 @@ type Env struct {
 // Quiet is a logger that drops everything: a test's output is its failures.
 func Quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
-// OpenChain opens an in-memory chain on the preview genesis funding faucet,
-// closed when the test ends.
-func OpenChain(t testing.TB, faucet common.Address) *chain.Chain {
+// OpenChain opens an in-memory chain on the preview genesis funding
+// cfg.Faucet, closed when the test ends; nothing seals blocks on it.
+func OpenChain(t testing.TB, cfg Config) *chain.Chain {
 	t.Helper()
+	faucet := cfg.Faucet
 	if faucet == (common.Address{}) {
 		faucet = common.Address{0xfa}
 	}
@@ -90,7 +91,7 @@ func OpenChain(t testing.TB, faucet common.Address) *chain.Chain {
 // is closed when the test ends.
 func New(t testing.TB, cfg Config) *Env {
 	t.Helper()
-	c := OpenChain(t, cfg.Faucet)
+	c := OpenChain(t, cfg)
 	pool, err := txpool.New(c, txpool.Config{})
 	if err != nil {
 		t.Fatal(err)
