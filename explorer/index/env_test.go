@@ -23,6 +23,7 @@ func quietLog() *slog.Logger { return testchain.Quiet() }
 // newEnv is a preview chain whose sequencer, once started, seals a block
 // every 20 ms.
 func newEnv(t *testing.T) *testchain.Env {
+	t.Helper()
 	return testchain.New(t, testchain.Config{BlockTime: 20 * time.Millisecond})
 }
 
