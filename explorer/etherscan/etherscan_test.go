@@ -80,15 +80,7 @@ func TestTxlist(t *testing.T) {
 			if status != 200 {
 				t.Fatalf("HTTP %d", status)
 			}
-			if tt.want == nil {
-				if string(body) != `{"status":"0","message":"No transactions found","result":[]}` {
-					t.Fatalf("answer %s", body)
-				}
-				return
-			}
-			if got := results(t, body); !reflect.DeepEqual(got, tt.want) {
-				t.Errorf("got\n%v\nwant\n%v", got, tt.want)
-			}
+			wantResults(t, body, tt.want)
 		})
 	}
 	// The other side of a's transfer, and the contract a created.
@@ -113,6 +105,21 @@ func inBlocks(entries []map[string]string, lo, hi string) []map[string]string {
 		}
 	}
 	return out
+}
+
+// wantResults checks an answer's results; want nil is the answer that
+// found none.
+func wantResults(t *testing.T, body []byte, want []map[string]string) {
+	t.Helper()
+	if want == nil {
+		if string(body) != `{"status":"0","message":"No transactions found","result":[]}` {
+			t.Fatalf("answer %s", body)
+		}
+		return
+	}
+	if got := results(t, body); !reflect.DeepEqual(got, want) {
+		t.Errorf("got\n%v\nwant\n%v", got, want)
+	}
 }
 
 func must(_ int, body []byte) []byte { return body }
@@ -156,15 +163,7 @@ func TestTokentx(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, body := e.get("module=account&action=tokentx&" + tt.query)
-			if tt.want == nil {
-				if string(body) != `{"status":"0","message":"No transactions found","result":[]}` {
-					t.Fatalf("answer %s", body)
-				}
-				return
-			}
-			if got := results(t, body); !reflect.DeepEqual(got, tt.want) {
-				t.Errorf("got\n%v\nwant\n%v", got, tt.want)
-			}
+			wantResults(t, body, tt.want)
 		})
 	}
 	// The unknown token has no name, symbol or decimals.
