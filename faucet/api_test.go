@@ -24,8 +24,8 @@ import (
 // an account with code gets the contract gas limit.
 func TestDripLands(t *testing.T) {
 	e := newEnv(t)
-	f := e.newFaucet(DefaultConfig(), e.backend(e.pool, e.key))
-	e.run(f)
+	f := e.newFaucet(DefaultConfig(), e.backend(e.Pool, e.key))
+	e.Run(f)
 	tests := []struct {
 		name string
 		to   common.Address
@@ -35,7 +35,7 @@ func TestDripLands(t *testing.T) {
 		{"contract", contracts.FactoryAddress, DefaultConfig().ContractGas},
 	}
 	for i, tt := range tests {
-		before := latestBalance(t, e.store.Load(), tt.to)
+		before := latestBalance(t, e.Store.Load(), tt.to)
 		d := dripOK(t, f, tt.to, fmt.Sprintf("192.0.2.%d", i+1))
 		if d.To != tt.to.Hex() || d.AmountWei != "100000000000000000" || d.TxHash == (common.Hash{}) {
 			t.Fatalf("%s: answer %+v", tt.name, d)
@@ -47,7 +47,7 @@ func TestDripLands(t *testing.T) {
 		if tt.name != "account" {
 			continue // a contract's code decides what it keeps
 		}
-		snap := e.waitLatest("drip in a sealed block", func(s *pending.Snapshot) bool { return latestBalance(t, s, tt.to).Cmp(before) != 0 })
+		snap := e.WaitFor("drip in a sealed block", func(s *pending.Snapshot) bool { return latestBalance(t, s, tt.to).Cmp(before) != 0 })
 		if got, want := latestBalance(t, snap, tt.to), new(big.Int).Add(before, DefaultConfig().Amount); got.Cmp(want) != 0 {
 			t.Errorf("%s: balance %s after the drip's block, want %s", tt.name, got, want)
 		}
@@ -58,8 +58,8 @@ func TestDripLands(t *testing.T) {
 // client for any address, with a 429 that says when; others go on.
 func TestCooldowns(t *testing.T) {
 	e := newEnv(t)
-	f := e.newFaucet(DefaultConfig(), e.backend(e.pool, e.key))
-	e.run(f)
+	f := e.newFaucet(DefaultConfig(), e.backend(e.Pool, e.key))
+	e.Run(f)
 	alice, bob, carol := freshAddress(t), freshAddress(t), freshAddress(t)
 	dripOK(t, f, alice, "192.0.2.1")
 	tests := []struct {
@@ -97,8 +97,8 @@ func TestCooldownExpires(t *testing.T) {
 	e := newEnv(t)
 	cfg := DefaultConfig()
 	cfg.Cooldown = 300 * time.Millisecond
-	f := e.newFaucet(cfg, e.backend(e.pool, e.key))
-	e.run(f)
+	f := e.newFaucet(cfg, e.backend(e.Pool, e.key))
+	e.Run(f)
 	to := freshAddress(t)
 	dripOK(t, f, to, "192.0.2.1")
 	if a := drip(f, to.Hex(), "192.0.2.1", nil); a.status != 429 || a.header.Get("Retry-After") != "1" {
@@ -117,8 +117,8 @@ func TestClientAddress(t *testing.T) {
 	if cfg.TrustedProxies, err = peer.ParseProxies("10.0.0.0/8"); err != nil {
 		t.Fatal(err)
 	}
-	f := e.newFaucet(cfg, e.backend(e.pool, e.key))
-	off := e.newFaucet(DefaultConfig(), e.backend(e.pool, e.key)) // no trusted proxies
+	f := e.newFaucet(cfg, e.backend(e.Pool, e.key))
+	off := e.newFaucet(DefaultConfig(), e.backend(e.Pool, e.key)) // no trusted proxies
 	tests := []struct {
 		name   string
 		f      *Faucet
@@ -153,8 +153,8 @@ func TestSpoofedForwardedFor(t *testing.T) {
 	e := newEnv(t)
 	cfg := DefaultConfig()
 	cfg.TrustedProxies, _ = peer.ParseProxies("10.0.0.1")
-	f := e.newFaucet(cfg, e.backend(e.pool, e.key))
-	e.run(f)
+	f := e.newFaucet(cfg, e.backend(e.Pool, e.key))
+	e.Run(f)
 	xff := func(ip string) map[string]string { return map[string]string{"X-Forwarded-For": ip} }
 	steps := []struct {
 		name   string
@@ -179,7 +179,7 @@ func TestSpoofedForwardedFor(t *testing.T) {
 // nothing: no transaction, no cooldown, no drip counted.
 func TestBadRequests(t *testing.T) {
 	e := newEnv(t)
-	f := e.newFaucet(DefaultConfig(), e.backend(e.pool, e.key))
+	f := e.newFaucet(DefaultConfig(), e.backend(e.Pool, e.key))
 	faucetAddr := crypto.PubkeyToAddress(e.key.PublicKey)
 	good := freshAddress(t)
 	lower := strings.ToLower(good.Hex())
@@ -224,7 +224,7 @@ func TestBadRequests(t *testing.T) {
 		{"path below drip", "POST", drip + "/x", "application/json", `{"address":"` + lower + `"}`, 404, 5, "Not Found"},
 		{"other network", "POST", "/api/mainnet/faucet/drip", "application/json", `{"address":"` + lower + `"}`, 404, 5, "Not Found"},
 	}
-	nonce := e.pool.Nonce(faucetAddr)
+	nonce := e.Pool.Nonce(faucetAddr)
 	for _, tt := range tests {
 		a := do(f, req{method: tt.method, path: tt.path, contentType: tt.contentType, body: tt.body})
 		s := a.apiStatus(t)
@@ -235,7 +235,7 @@ func TestBadRequests(t *testing.T) {
 			t.Errorf("%s: 501 without Allow", tt.name)
 		}
 	}
-	if got := e.pool.Nonce(faucetAddr); got != nonce {
+	if got := e.Pool.Nonce(faucetAddr); got != nonce {
 		t.Errorf("bad requests sent %d transactions", got-nonce)
 	}
 	if n := f.cools.drips(); n != 0 {
@@ -253,7 +253,7 @@ func TestEmptyFaucet(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := e.newFaucet(DefaultConfig(), e.backend(e.pool, broke))
+	f := e.newFaucet(DefaultConfig(), e.backend(e.Pool, broke))
 	to := freshAddress(t)
 	for range 2 { // the second is a 503 again, not a 429
 		a := drip(f, to.Hex(), "", nil)
@@ -269,7 +269,7 @@ func TestFaucetOff(t *testing.T) {
 	e := newEnv(t)
 	cfg := DefaultConfig()
 	cfg.Enabled = false
-	f := e.newFaucet(cfg, e.backend(e.pool, e.key))
+	f := e.newFaucet(cfg, e.backend(e.Pool, e.key))
 	a := drip(f, freshAddress(t).Hex(), "", nil)
 	if s := a.apiStatus(t); a.status != 503 || s.Code != apistatus.Unavailable || s.Message != "the faucet is off on this node (--faucet=false)" {
 		t.Errorf("drip: %d %+v", a.status, s)
@@ -299,8 +299,8 @@ func TestStatus(t *testing.T) {
 	e := newEnv(t)
 	cfg := DefaultConfig()
 	cfg.Captcha = CaptchaConfig{Provider: Turnstile, Secret: "s3cret", SiteKey: "0xSITE"}
-	f := e.newFaucet(cfg, e.backend(e.pool, e.key))
-	e.run(f)
+	f := e.newFaucet(cfg, e.backend(e.Pool, e.key))
+	e.Run(f)
 	addr := crypto.PubkeyToAddress(e.key.PublicKey)
 	st := getStatus(t, f)
 	want := statusAnswer{
@@ -332,8 +332,8 @@ func TestStatus(t *testing.T) {
 // falls by each drip's amount and fee.
 func TestDripsCounted(t *testing.T) {
 	e := newEnv(t)
-	f := e.newFaucet(DefaultConfig(), e.backend(e.pool, e.key))
-	e.run(f)
+	f := e.newFaucet(DefaultConfig(), e.backend(e.Pool, e.key))
+	e.Run(f)
 	before := getStatus(t, f)
 	for i := range 3 {
 		dripOK(t, f, freshAddress(t), fmt.Sprintf("192.0.2.%d", i+1))
@@ -350,7 +350,7 @@ func TestRestartKeepsCooldowns(t *testing.T) {
 	e := newEnv(t)
 	cfg := DefaultConfig()
 	cfg.Dir = t.TempDir()
-	first, err := New(cfg, e.backend(e.pool, e.key), quiet)
+	first, err := New(cfg, e.backend(e.Pool, e.key), quiet)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -362,7 +362,7 @@ func TestRestartKeepsCooldowns(t *testing.T) {
 	if a := drip(first, freshAddress(t).Hex(), "192.0.2.9", nil); a.status != 503 {
 		t.Errorf("drip after Close: %d %s", a.status, a.body)
 	}
-	second := e.newFaucet(cfg, e.backend(e.pool, e.key))
+	second := e.newFaucet(cfg, e.backend(e.Pool, e.key))
 	for _, remote := range []string{"192.0.2.1", "192.0.2.2"} {
 		if a := drip(second, to.Hex(), remote, nil); a.status != 429 {
 			t.Errorf("after the restart, from %s: %d %s", remote, a.status, a.body)
@@ -381,10 +381,10 @@ func TestRestartKeepsCooldowns(t *testing.T) {
 func TestConcurrentDrips(t *testing.T) {
 	const n = 200
 	e := newEnv(t)
-	f := e.newFaucet(DefaultConfig(), e.backend(e.pool, e.key))
-	e.run(f)
+	f := e.newFaucet(DefaultConfig(), e.backend(e.Pool, e.key))
+	e.Run(f)
 	faucetAddr := crypto.PubkeyToAddress(e.key.PublicKey)
-	start := latestNonce(t, e.store.Load(), faucetAddr)
+	start := latestNonce(t, e.Store.Load(), faucetAddr)
 	to := make([]common.Address, n)
 	hashes := make([]common.Hash, n)
 	var wg sync.WaitGroup
@@ -413,7 +413,7 @@ func TestConcurrentDrips(t *testing.T) {
 		}
 		seen[h] = true
 	}
-	snap := e.waitLatest("200 drips sealed", func(s *pending.Snapshot) bool { return latestNonce(t, s, faucetAddr) >= start+n })
+	snap := e.WaitFor("200 drips sealed", func(s *pending.Snapshot) bool { return latestNonce(t, s, faucetAddr) >= start+n })
 	if got := latestNonce(t, snap, faucetAddr); got != start+n {
 		t.Errorf("faucet nonce advanced by %d, want %d", got-start, n)
 	}
@@ -431,8 +431,8 @@ func TestConcurrentDrips(t *testing.T) {
 // exactly one passes the cooldown.
 func TestConcurrentDripsToOneAddress(t *testing.T) {
 	e := newEnv(t)
-	f := e.newFaucet(DefaultConfig(), e.backend(e.pool, e.key))
-	e.run(f)
+	f := e.newFaucet(DefaultConfig(), e.backend(e.Pool, e.key))
+	e.Run(f)
 	to := freshAddress(t).Hex()
 	var wg sync.WaitGroup
 	var mu sync.Mutex
@@ -459,7 +459,7 @@ func TestNetworkPath(t *testing.T) {
 	e := newEnv(t)
 	cfg := DefaultConfig()
 	cfg.Network = "Base Preview"
-	f := e.newFaucet(cfg, e.backend(e.pool, e.key))
+	f := e.newFaucet(cfg, e.backend(e.Pool, e.key))
 	if got := f.HealthURL("http://h"); got != "http://h/api/Base%20Preview/chain-health" {
 		t.Fatalf("HealthURL %s", got)
 	}

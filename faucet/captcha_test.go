@@ -57,7 +57,7 @@ func (v *verifier) last() url.Values {
 // unreachable provider a 503, and neither spends a cooldown.
 func TestCaptcha(t *testing.T) {
 	e := newEnv(t)
-	e.run(nil)
+	e.Run()
 	v := new(verifier)
 	srv := httptest.NewServer(v)
 	defer srv.Close()
@@ -69,10 +69,10 @@ func TestCaptcha(t *testing.T) {
 		t.Run(provider, func(t *testing.T) {
 			cfg := DefaultConfig()
 			cfg.Captcha = CaptchaConfig{Provider: provider, Secret: "s3cret", SiteKey: "site-" + provider, VerifyURL: srv.URL, Timeout: 300 * time.Millisecond}
-			f := e.newFaucet(cfg, e.backend(e.pool, e.key))
+			f := e.newFaucet(cfg, e.backend(e.Pool, e.key))
 			cfgDown := cfg
 			cfgDown.Captcha.VerifyURL = downURL
-			fDown := e.newFaucet(cfgDown, e.backend(e.pool, e.key))
+			fDown := e.newFaucet(cfgDown, e.backend(e.Pool, e.key))
 			to := freshAddress(t)
 			tests := []struct {
 				name   string

@@ -13,6 +13,7 @@ import (
 	"github.com/cockroachdb/pebble/vfs"
 	"github.com/ethereum/go-ethereum/common"
 
+	"github.com/stocknode/stocknode/internal/pebblelog"
 	"github.com/stocknode/stocknode/peer"
 )
 
@@ -96,7 +97,7 @@ const DatabaseHandles = 16
 // openCooldowns opens (or creates) the database in dir, in memory if dir
 // is empty, and deletes what expired while the node was down.
 func openCooldowns(dir string, period time.Duration, now func() time.Time, log *slog.Logger) (*cooldowns, error) {
-	opts := &pebble.Options{Logger: pebbleLogger{log}, MaxOpenFiles: DatabaseHandles}
+	opts := &pebble.Options{Logger: pebblelog.New(log, "faucet database"), MaxOpenFiles: DatabaseHandles}
 	if dir == "" {
 		dir, opts.FS = "faucet", vfs.NewMem()
 	}
@@ -320,18 +321,4 @@ func (c *cooldowns) close() error {
 
 func timeKey(prefix byte, t time.Time) []byte {
 	return binary.BigEndian.AppendUint64([]byte{prefix}, uint64(max(t.UnixNano(), 0)))
-}
-
-// pebbleLogger routes pebble's messages to the node's log.
-type pebbleLogger struct{ log *slog.Logger }
-
-func (l pebbleLogger) Infof(format string, args ...any) {
-	l.log.Debug("faucet database: " + fmt.Sprintf(format, args...))
-}
-
-// Fatalf must not return: pebble calls it on corruption it cannot go on from.
-func (l pebbleLogger) Fatalf(format string, args ...any) {
-	msg := fmt.Sprintf(format, args...)
-	l.log.Error("faucet database: " + msg)
-	panic("faucet database: " + msg)
 }

@@ -1,15 +1,11 @@
 package faucet
 
 import (
-	"context"
 	"crypto/ecdsa"
 	"encoding/json"
-	"io"
-	"log/slog"
 	"math/big"
 	"net"
 	"net/http"
-	"sync"
 	"testing"
 	"time"
 
@@ -19,88 +15,35 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/stocknode/stocknode/internal/apistatus"
+	"github.com/stocknode/stocknode/internal/testchain"
 	"github.com/stocknode/stocknode/node/chain"
 	"github.com/stocknode/stocknode/node/pending"
-	"github.com/stocknode/stocknode/node/sequencer"
-	"github.com/stocknode/stocknode/node/txpool"
 )
 
 // env is a running in-memory preview chain whose genesis funds the faucet
-// key, with its pool and sequencer.
+// key.
 type env struct {
-	t     *testing.T
-	chain *chain.Chain
-	pool  *txpool.Pool
-	store *pending.Store
-	key   *ecdsa.PrivateKey
-	seq   *sequencer.Sequencer
+	*testchain.Env
+	t   *testing.T
+	key *ecdsa.PrivateKey
 }
 
-var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
+// quiet drops the faucet's log: a test's output is its failures.
+var quiet = testchain.Quiet()
 
-// blockTime is the test chains' block time: short, so drips land fast.
-const blockTime = 50 * time.Millisecond
-
+// newEnv opens the chain; the sequencer runs once the test calls Run.
 func newEnv(t *testing.T) *env {
 	t.Helper()
 	key, _, err := chain.FaucetKey("")
 	if err != nil {
 		t.Fatal(err)
 	}
-	genesis, err := chain.PreviewGenesis(crypto.PubkeyToAddress(key.PublicKey))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := chain.Open(chain.Config{InMemory: true, Genesis: genesis, Rules: chain.Rules{MinBaseFee: chain.PreviewMinBaseFee}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	pool, err := txpool.New(c, txpool.Config{})
-	if err != nil {
-		c.Close()
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		pool.Close()
-		c.Close()
-	})
-	e := &env{t: t, chain: c, pool: pool, store: new(pending.Store), key: key}
-	cfg := sequencer.Config{BlockTime: blockTime, PreconfInterval: blockTime, GasCeil: chain.PreviewGasLimit}
-	if e.seq, err = sequencer.New(cfg, c, pool, e.store, quiet); err != nil {
-		t.Fatal(err)
-	}
-	if err := e.seq.PublishHead(); err != nil {
-		t.Fatal(err)
-	}
-	return e
-}
-
-// run starts the sequencer (telling l of sealed blocks) until the test
-// ends or stop is called.
-func (e *env) run(l sequencer.Listener) (stop func()) {
-	if l != nil {
-		e.seq.SetListener(l)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		if err := e.seq.Run(ctx); err != nil {
-			e.t.Errorf("sequencer: %v", err)
-		}
-	}()
-	stop = func() {
-		cancel()
-		wg.Wait()
-	}
-	e.t.Cleanup(stop)
-	return stop
+	return &env{Env: testchain.New(t, testchain.Config{Faucet: crypto.PubkeyToAddress(key.PublicKey)}), t: t, key: key}
 }
 
 // backend is the faucet's view of the env, signing with key.
 func (e *env) backend(pool Pool, key *ecdsa.PrivateKey) Backend {
-	return Backend{Pool: pool, Snapshots: e.store, ChainID: e.chain.Config().ChainID, Key: key, StaleAfter: 5 * time.Second}
+	return Backend{Pool: pool, Snapshots: e.Store, ChainID: e.ChainID, Key: key, StaleAfter: 5 * time.Second}
 }
 
 // newFaucet opens a faucet on the env, closed when the test ends.
@@ -207,20 +150,6 @@ func freshAddress(t *testing.T) common.Address {
 	return crypto.PubkeyToAddress(key.PublicKey)
 }
 
-// waitLatest polls the latest sealed state until cond holds.
-func (e *env) waitLatest(what string, cond func(snap *pending.Snapshot) bool) *pending.Snapshot {
-	e.t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for time.Now().Before(deadline) {
-		if snap := e.store.Load(); snap != nil && cond(snap) {
-			return snap
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	e.t.Fatalf("timed out waiting for %s", what)
-	return nil
-}
-
 // latestBalance reads addr's balance at the latest sealed block.
 func latestBalance(t *testing.T, snap *pending.Snapshot, addr common.Address) *big.Int {
 	t.Helper()
@@ -248,17 +177,17 @@ func latestNonce(t *testing.T, snap *pending.Snapshot, addr common.Address) uint
 // sealed blocks.
 func (e *env) findTx(hash common.Hash) *types.Transaction {
 	e.t.Helper()
-	if tx := e.pool.Get(hash); tx != nil {
+	if tx := e.Pool.Get(hash); tx != nil {
 		return tx
 	}
-	snap := e.store.Load()
+	snap := e.Store.Load()
 	for _, tx := range snap.Pending.Transactions {
 		if tx.Hash() == hash {
 			return tx
 		}
 	}
 	for n := snap.Head.NumberU64(); n > 0; n-- {
-		if block := e.chain.BlockChain().GetBlockByNumber(n); block != nil {
+		if block := e.Chain.BlockChain().GetBlockByNumber(n); block != nil {
 			if tx := block.Transaction(hash); tx != nil {
 				return tx
 			}

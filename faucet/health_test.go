@@ -28,7 +28,7 @@ func TestChainHealthJudges(t *testing.T) {
 		{"longer limit", time.Minute, 30 * time.Second, false, ReasonStarting, "has not sealed"},
 	}
 	for _, tt := range tests {
-		h := newChainHealth(e.store, tt.staleAfter, start)
+		h := newChainHealth(e.Store, tt.staleAfter, start)
 		r := h.report(start.Add(tt.at))
 		if r.Healthy != tt.healthy || r.Reason != tt.reason || !strings.Contains(r.Detail, tt.detail) || r.Head != 0 {
 			t.Errorf("%s: %+v, want healthy %t reason %s", tt.name, r, tt.healthy, tt.reason)
@@ -50,14 +50,13 @@ func TestChainHealthFollowsBlocks(t *testing.T) {
 		e := newEnv(t)
 		cfg := DefaultConfig()
 		cfg.Enabled = false
-		f := e.newFaucet(cfg, e.backend(e.pool, e.key))
-		var stop func()
+		f := e.newFaucet(cfg, e.backend(e.Pool, e.key))
 		if listening {
-			stop = e.run(f)
+			e.Run(f)
 		} else {
-			stop = e.run(nil)
+			e.Run()
 		}
-		snap := e.waitLatest("a few blocks", func(s *pending.Snapshot) bool { return s.Head.NumberU64() >= 3 })
+		snap := e.WaitFor("a few blocks", func(s *pending.Snapshot) bool { return s.Head.NumberU64() >= 3 })
 		a := do(f, req{method: "GET", path: "/api/preview/chain-health"})
 		var r Health
 		if err := json.Unmarshal(a.body, &r); a.status != 200 || err != nil {
@@ -72,7 +71,7 @@ func TestChainHealthFollowsBlocks(t *testing.T) {
 			}
 		}
 		// The sequencer stops: 10 s on, the head is stale and stuck.
-		stop()
+		e.Stop()
 		f.health.report(time.Now()) // not listening, it sees the last head now
 		later := f.health.report(time.Now().Add(10 * time.Second))
 		if later.Healthy || later.Reason != ReasonHalted || later.StuckSecs < 9 {

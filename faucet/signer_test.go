@@ -67,19 +67,19 @@ func TestNonceTakenBehindTheFaucetsBack(t *testing.T) {
 			to, other := freshAddress(t), freshAddress(t)
 			cfg := DefaultConfig()
 			var intruder *types.Transaction
-			pool := &racingPool{Pool: e.pool}
+			pool := &racingPool{Pool: e.Pool}
 			pool.hook = func(nonce uint64) {
 				intruder = e.intrude(nonce, other, tt.same, to, cfg)
 				if tt.sealed {
-					e.waitLatest("intruder sealed", func(s *pending.Snapshot) bool { return latestNonce(t, s, faucetAddr) > nonce })
-					if err := e.pool.Sync(); err != nil {
+					e.WaitFor("intruder sealed", func(s *pending.Snapshot) bool { return latestNonce(t, s, faucetAddr) > nonce })
+					if err := e.Pool.Sync(); err != nil {
 						t.Fatal(err)
 					}
 				}
 			}
 			f := e.newFaucet(cfg, e.backend(pool, e.key))
-			e.run(f)
-			start := e.pool.Nonce(faucetAddr)
+			e.Run(f)
+			start := e.Pool.Nonce(faucetAddr)
 			d := dripOK(t, f, to, "192.0.2.1")
 			if !errors.Is(pool.errs[0], tt.wantErr) {
 				t.Fatalf("the pool's first answer %v, want %v", pool.errs[0], tt.wantErr)
@@ -101,7 +101,7 @@ func TestNonceTakenBehindTheFaucetsBack(t *testing.T) {
 			// Still working: the next drip takes the next nonce.
 			next := freshAddress(t)
 			dripOK(t, f, next, "192.0.2.2")
-			snap := e.waitLatest("drips sealed", func(s *pending.Snapshot) bool { return latestNonce(t, s, faucetAddr) >= wantNonce+2 })
+			snap := e.WaitFor("drips sealed", func(s *pending.Snapshot) bool { return latestNonce(t, s, faucetAddr) >= wantNonce+2 })
 			if got := latestNonce(t, snap, faucetAddr); got != wantNonce+2 {
 				t.Errorf("faucet nonce %d, want %d", got, wantNonce+2)
 			}
@@ -119,18 +119,18 @@ func TestNonceTakenBehindTheFaucetsBack(t *testing.T) {
 // the faucet would sign it.
 func (e *env) intrude(nonce uint64, other common.Address, same bool, to common.Address, cfg Config) *types.Transaction {
 	e.t.Helper()
-	inner := &types.DynamicFeeTx{ChainID: e.chain.Config().ChainID, Nonce: nonce, GasTipCap: big.NewInt(params.GWei),
+	inner := &types.DynamicFeeTx{ChainID: e.Chain.Config().ChainID, Nonce: nonce, GasTipCap: big.NewInt(params.GWei),
 		GasFeeCap: big.NewInt(10 * params.GWei), Gas: params.TxGas, To: &other, Value: big.NewInt(1)}
 	if same {
-		baseFee := e.store.Load().Pending.Header.BaseFee
+		baseFee := e.Store.Load().Pending.Header.BaseFee
 		inner.GasTipCap, inner.GasFeeCap = cfg.Tip, new(big.Int).Add(new(big.Int).Mul(baseFee, big.NewInt(2)), cfg.Tip)
 		inner.To, inner.Value = &to, cfg.Amount
 	}
-	tx, err := types.SignNewTx(e.key, types.LatestSignerForChainID(e.chain.Config().ChainID), inner)
+	tx, err := types.SignNewTx(e.key, types.LatestSignerForChainID(e.Chain.Config().ChainID), inner)
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	if err := e.pool.Add(tx); err != nil {
+	if err := e.Pool.Add(tx); err != nil {
 		e.t.Fatalf("intruder: %v", err)
 	}
 	return tx
@@ -140,10 +140,10 @@ func (e *env) intrude(nonce uint64, other common.Address, same bool, to common.A
 // gas the recipient needs, and errEmpty when the faucet cannot pay.
 func TestPlan(t *testing.T) {
 	e := newEnv(t)
-	snap := e.store.Load()
+	snap := e.Store.Load()
 	baseFee := snap.Pending.Header.BaseFee
 	tip := DefaultConfig().Tip
-	s := newSigner(e.pool, e.key, e.chain.Config().ChainID, tip, 100_000)
+	s := newSigner(e.Pool, e.key, e.Chain.Config().ChainID, tip, 100_000)
 	poor, _ := crypto.GenerateKey()
 	acct, err := snap.PendingReader().Account(crypto.PubkeyToAddress(e.key.PublicKey))
 	if err != nil {
@@ -163,7 +163,7 @@ func TestPlan(t *testing.T) {
 		{"contract", s, common.HexToAddress("0xB20f000000000000000000000000000000000000"), big.NewInt(1), 100_000, false},
 		{"everything but the fee", s, freshAddress(t), new(big.Int).Sub(all, fee), params.TxGas, false},
 		{"one wei too many", s, freshAddress(t), new(big.Int).Sub(all, new(big.Int).Sub(fee, big.NewInt(1))), 0, true},
-		{"unfunded key", newSigner(e.pool, poor, e.chain.Config().ChainID, tip, 100_000), freshAddress(t), big.NewInt(1), 0, true},
+		{"unfunded key", newSigner(e.Pool, poor, e.Chain.Config().ChainID, tip, 100_000), freshAddress(t), big.NewInt(1), 0, true},
 	}
 	for _, tt := range tests {
 		p, err := tt.signer.plan(snap, tt.to, tt.amount)

@@ -4,8 +4,6 @@ import (
 	"context"
 	"crypto/ecdsa"
 	"encoding/json"
-	"io"
-	"log/slog"
 	"math/big"
 	"strings"
 	"sync"
@@ -21,27 +19,19 @@ import (
 
 	"github.com/stocknode/stocknode/contracts"
 	"github.com/stocknode/stocknode/explorer/index"
+	"github.com/stocknode/stocknode/internal/testchain"
 	"github.com/stocknode/stocknode/node/chain"
 	"github.com/stocknode/stocknode/node/pending"
 	"github.com/stocknode/stocknode/node/preview"
-	"github.com/stocknode/stocknode/node/sequencer"
-	"github.com/stocknode/stocknode/node/txpool"
 )
-
-func quietLog() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
 // env is a small real chain: a sequencer sealing every 20 ms, the address
 // index following it, and the API over both.
 type env struct {
-	t      *testing.T
-	chain  *chain.Chain
-	pool   *txpool.Pool
-	store  *pending.Store
-	index  *index.Index
-	api    *API
-	keys   []*ecdsa.PrivateKey
-	nonces map[common.Address]uint64
-	stop   func()
+	*testchain.Env
+	t     *testing.T
+	index *index.Index
+	api   *API
 }
 
 // fakeTokens knows the example tokens, but for the last.
@@ -56,115 +46,35 @@ func (f fakeTokens) Token(addr common.Address) (string, string, uint8, bool) {
 // follows the sequencer (otherwise it does not run at all).
 func newEnv(t *testing.T, follow bool) *env {
 	t.Helper()
-	genesis, err := chain.PreviewGenesis(common.Address{0xfa})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := chain.Open(chain.Config{InMemory: true, Genesis: genesis, Rules: chain.Rules{MinBaseFee: chain.PreviewMinBaseFee}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	pool, err := txpool.New(c, txpool.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { pool.Close() })
-	x, err := index.Open(index.Config{InMemory: true}, c, quietLog())
+	c := testchain.New(t, testchain.Config{BlockTime: 20 * time.Millisecond})
+	x, err := index.Open(index.Config{InMemory: true}, c.Chain, testchain.Quiet())
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { x.Close() })
-	keys, err := chain.DevKeys(chain.DevAccountCount)
-	if err != nil {
-		t.Fatal(err)
-	}
-	e := &env{t: t, chain: c, pool: pool, store: new(pending.Store), index: x, keys: keys, nonces: map[common.Address]uint64{}}
 	issuer := addrOf(chain.ExampleIssuerKey())
 	tokens := fakeTokens{}
 	for _, ex := range preview.Examples()[:2] {
 		tokens[contracts.B20Address(contracts.VariantAsset, issuer, preview.Salt(ex))] = ex
 	}
-	e.api = New(x, e.store, c, tokens, quietLog())
-	seq, err := sequencer.New(sequencer.Config{BlockTime: 20 * time.Millisecond, PreconfInterval: 20 * time.Millisecond,
-		GasCeil: chain.PreviewGasLimit}, c, pool, e.store, quietLog())
-	if err != nil {
-		t.Fatal(err)
+	e := &env{Env: c, t: t, index: x, api: New(x, c.Store, c.Chain, tokens, testchain.Quiet())}
+	if !follow {
+		e.Run()
+		return e
 	}
-	if follow {
-		// The index runs to the end of the test, after stop.
-		seq.SetListener(x)
-		ctx, cancel := context.WithCancel(context.Background())
-		var wg sync.WaitGroup
-		wg.Go(func() { x.Run(ctx) })
-		t.Cleanup(func() {
-			cancel()
-			wg.Wait()
-		})
-	}
+	// The index runs to the end of the test, after the sequencer stops.
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
-	wg.Go(func() {
-		if err := seq.Run(ctx); err != nil {
-			t.Errorf("sequencer: %v", err)
-		}
-	})
-	e.stop = sync.OnceFunc(func() {
+	wg.Go(func() { x.Run(ctx) })
+	t.Cleanup(func() {
 		cancel()
 		wg.Wait()
 	})
-	t.Cleanup(e.stop)
+	e.Run(x)
 	return e
 }
 
 func addrOf(k *ecdsa.PrivateKey) common.Address { return crypto.PubkeyToAddress(k.PublicKey) }
-
-func (e *env) send(key *ecdsa.PrivateKey, to *common.Address, value int64, gas uint64, data []byte) *types.Transaction {
-	e.t.Helper()
-	from := addrOf(key)
-	tx, err := types.SignNewTx(key, types.LatestSigner(e.chain.Config()), &types.DynamicFeeTx{
-		ChainID: e.chain.Config().ChainID, Nonce: e.nonces[from], GasTipCap: big.NewInt(params.GWei),
-		GasFeeCap: big.NewInt(10 * params.GWei), Gas: gas, To: to, Value: big.NewInt(value), Data: data,
-	})
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	if err := e.pool.Add(tx); err != nil {
-		e.t.Fatal(err)
-	}
-	e.nonces[from]++
-	return tx
-}
-
-// waitFor polls until cond holds.
-func (e *env) waitFor(what string, cond func() bool) {
-	e.t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			e.t.Fatalf("no %s in 30 s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
-
-// settle waits until every transaction sent is sealed.
-func (e *env) settle() {
-	e.t.Helper()
-	e.waitFor("inclusion", func() bool {
-		snap := e.store.Load()
-		if snap == nil {
-			return false
-		}
-		for addr, nonce := range e.nonces {
-			acct, err := snap.LatestReader().Account(addr)
-			if err != nil || acct == nil || acct.Nonce < nonce {
-				return false
-			}
-		}
-		return true
-	})
-}
 
 // history sends a little of everything from the first development
 // account (a): an ETH transfer, a contract creation, a failed creation,
@@ -173,33 +83,28 @@ func (e *env) settle() {
 // the index.
 func (e *env) history() {
 	e.t.Helper()
-	a, b, c := e.keys[0], addrOf(e.keys[1]), addrOf(e.keys[2])
-	e.send(a, &b, 12345, params.TxGas, nil)
-	e.send(a, nil, 0, 200_000, []byte{0x60, 0x01, 0x60, 0x0c, 0x60, 0x00, 0x39, 0x60, 0x01, 0x60, 0x00, 0xf3, 0x00})
-	e.send(a, nil, 0, 100_000, []byte{0x60, 0x00, 0x60, 0x00, 0xfd})
+	a, b, c := e.Addr(0), e.Addr(1), e.Addr(2)
+	e.Send(0, &b, big.NewInt(12345), params.TxGas, nil)
+	e.Send(0, nil, big.NewInt(0), 200_000, []byte{0x60, 0x01, 0x60, 0x0c, 0x60, 0x00, 0x39, 0x60, 0x01, 0x60, 0x00, 0xf3, 0x00})
+	e.Send(0, nil, big.NewInt(0), 100_000, []byte{0x60, 0x00, 0x60, 0x00, 0xfd})
 	issuer := chain.ExampleIssuerKey()
-	examples, err := preview.Transactions(e.chain.Config().ChainID, issuer, []common.Address{addrOf(a), b})
+	examples, err := preview.Transactions(e.ChainID, issuer, []common.Address{a, b})
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	for _, tx := range examples {
-		if err := e.pool.Add(tx); err != nil {
-			e.t.Fatal(err)
-		}
-	}
-	e.nonces[addrOf(issuer)] = uint64(len(examples))
-	e.settle()
+	e.Add(examples...)
+	e.Settle()
 	for _, ex := range []preview.Example{preview.Examples()[0], preview.Examples()[2]} {
 		token := contracts.B20Address(contracts.VariantAsset, addrOf(issuer), preview.Salt(ex))
 		data, err := contracts.MustLoad(contracts.B20Asset).ABI.Pack("transfer", c, big.NewInt(77))
 		if err != nil {
 			e.t.Fatal(err)
 		}
-		e.send(a, &token, 0, 300_000, data)
+		e.Send(0, &token, big.NewInt(0), 300_000, data)
 	}
-	e.settle()
-	e.stop()
-	e.waitFor("index", func() bool {
+	e.Settle()
+	e.Stop()
+	e.WaitFor("the index", func(*pending.Snapshot) bool {
 		indexed, head := e.index.Progress()
 		return indexed == head
 	})
@@ -226,9 +131,9 @@ func lower(a common.Address) string { return strings.ToLower(a.Hex()) }
 // wantTxs is txlist's answer for addr computed from the chain, oldest
 // first.
 func (e *env) wantTxs(addr common.Address) []map[string]string {
-	bc := e.chain.BlockChain()
-	head := e.chain.Head().Number.Uint64()
-	signer := types.LatestSigner(e.chain.Config())
+	bc := e.Chain.BlockChain()
+	head := e.Chain.Head().Number.Uint64()
+	signer := types.LatestSigner(e.Chain.Config())
 	var out []map[string]string
 	for n := uint64(1); n <= head; n++ {
 		block := bc.GetBlockByNumber(n)
@@ -263,8 +168,8 @@ func (e *env) wantTxs(addr common.Address) []map[string]string {
 // wantTransfers is tokentx's answer for addr computed from the chain,
 // oldest first.
 func (e *env) wantTransfers(addr common.Address, tokens Tokens) []map[string]string {
-	bc := e.chain.BlockChain()
-	head := e.chain.Head().Number.Uint64()
+	bc := e.Chain.BlockChain()
+	head := e.Chain.Head().Number.Uint64()
 	topic := crypto.Keccak256Hash([]byte("Transfer(address,address,uint256)"))
 	var out []map[string]string
 	for n := uint64(1); n <= head; n++ {

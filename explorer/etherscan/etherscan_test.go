@@ -15,6 +15,7 @@ import (
 
 	"github.com/stocknode/stocknode/contracts"
 	"github.com/stocknode/stocknode/node/chain"
+	"github.com/stocknode/stocknode/node/pending"
 	"github.com/stocknode/stocknode/node/preview"
 )
 
@@ -46,7 +47,7 @@ func pick[T any](s []T, idx ...int) []T {
 func TestTxlist(t *testing.T) {
 	e := newEnv(t, true)
 	e.history()
-	a := addrOf(e.keys[0])
+	a := e.Addr(0)
 	want := e.wantTxs(a)
 	if len(want) != 5 {
 		t.Fatalf("history of a: %d transactions, want 5", len(want))
@@ -71,7 +72,7 @@ func TestTxlist(t *testing.T) {
 		{"end block", addr + "&endblock=" + want[0]["blockNumber"], inBlocks(want, "", want[0]["blockNumber"])},
 		{"end block latest", addr + "&startblock=0&endblock=latest", want},
 		{"empty range", addr + "&startblock=" + last + "&endblock=1", nil},
-		{"an API key and the chain id are accepted", addr + "&apikey=X&chainid=" + e.chain.Config().ChainID.String(), want},
+		{"an API key and the chain id are accepted", addr + "&apikey=X&chainid=" + e.Chain.Config().ChainID.String(), want},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -79,19 +80,11 @@ func TestTxlist(t *testing.T) {
 			if status != 200 {
 				t.Fatalf("HTTP %d", status)
 			}
-			if tt.want == nil {
-				if string(body) != `{"status":"0","message":"No transactions found","result":[]}` {
-					t.Fatalf("answer %s", body)
-				}
-				return
-			}
-			if got := results(t, body); !reflect.DeepEqual(got, tt.want) {
-				t.Errorf("got\n%v\nwant\n%v", got, tt.want)
-			}
+			wantResults(t, body, tt.want)
 		})
 	}
 	// The other side of a's transfer, and the contract a created.
-	b := addrOf(e.keys[1])
+	b := e.Addr(1)
 	if got := results(t, must(e.get("module=account&action=txlist&address="+lower(b)))); !reflect.DeepEqual(got, e.wantTxs(b)) {
 		t.Errorf("history of b: %v", got)
 	}
@@ -114,6 +107,21 @@ func inBlocks(entries []map[string]string, lo, hi string) []map[string]string {
 	return out
 }
 
+// wantResults checks an answer's results; want nil is the answer that
+// found none.
+func wantResults(t *testing.T, body []byte, want []map[string]string) {
+	t.Helper()
+	if want == nil {
+		if string(body) != `{"status":"0","message":"No transactions found","result":[]}` {
+			t.Fatalf("answer %s", body)
+		}
+		return
+	}
+	if got := results(t, body); !reflect.DeepEqual(got, want) {
+		t.Errorf("got\n%v\nwant\n%v", got, want)
+	}
+}
+
 func must(_ int, body []byte) []byte { return body }
 
 func reversed[T any](s []T) []T {
@@ -125,7 +133,7 @@ func reversed[T any](s []T) []T {
 func TestTokentx(t *testing.T) {
 	e := newEnv(t, true)
 	e.history()
-	a := addrOf(e.keys[0])
+	a := e.Addr(0)
 	want := e.wantTransfers(a, e.api.tokens)
 	// Three mints to a, then two transfers from a.
 	if len(want) != 5 {
@@ -155,15 +163,7 @@ func TestTokentx(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, body := e.get("module=account&action=tokentx&" + tt.query)
-			if tt.want == nil {
-				if string(body) != `{"status":"0","message":"No transactions found","result":[]}` {
-					t.Fatalf("answer %s", body)
-				}
-				return
-			}
-			if got := results(t, body); !reflect.DeepEqual(got, tt.want) {
-				t.Errorf("got\n%v\nwant\n%v", got, tt.want)
-			}
+			wantResults(t, body, tt.want)
 		})
 	}
 	// The unknown token has no name, symbol or decimals.
@@ -180,8 +180,8 @@ func TestTokentx(t *testing.T) {
 func TestBalance(t *testing.T) {
 	e := newEnv(t, true)
 	e.history()
-	a := addrOf(e.keys[0])
-	acct, err := e.store.Load().LatestReader().Account(a)
+	a := e.Addr(0)
+	acct, err := e.Store.Load().LatestReader().Account(a)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -203,7 +203,7 @@ func TestBalance(t *testing.T) {
 func TestErrors(t *testing.T) {
 	e := newEnv(t, true)
 	e.history()
-	addr := "&address=" + lower(addrOf(e.keys[0]))
+	addr := "&address=" + lower(e.Addr(0))
 	notok := func(msg string) string { return `{"status":"0","message":"NOTOK","result":"` + msg + `"}` }
 	none := `{"status":"0","message":"No transactions found","result":[]}`
 	tests := []struct{ query, want string }{
@@ -229,7 +229,7 @@ func TestErrors(t *testing.T) {
 		{"module=account&action=txlist&endblock=99999999999999999999" + addr, notok("Error! Invalid endblock: a block number or latest")},
 		{"module=account&action=txlist&sort=newest" + addr, notok(msgSort)},
 		{"module=account&action=tokentx&contractaddress=0x1" + addr, notok(msgContract)},
-		{"module=account&action=txlist&chainid=1" + addr, notok(msgChainID + e.chain.Config().ChainID.String())},
+		{"module=account&action=txlist&chainid=1" + addr, notok(msgChainID + e.Chain.Config().ChainID.String())},
 		{"module=account&action=txlist&address=0x00000000000000000000000000000000000000aa", none},
 		{"module=account&action=tokentx&address=0x00000000000000000000000000000000000000aa", none},
 		{"module=account&action=txlist&address=0x00000000000000000000000000000000000000aa&page=100&offset=100", none},
@@ -260,10 +260,10 @@ func TestMethodNotAllowed(t *testing.T) {
 // newest transactions.
 func TestCatchingUp(t *testing.T) {
 	e := newEnv(t, false)
-	e.waitFor("blocks", func() bool { return e.chain.Head().Number.Uint64() > 2*maxLag })
-	e.stop()
-	head := e.chain.Head().Number.Uint64()
-	_, body := e.get("module=account&action=txlist&address=" + lower(addrOf(e.keys[0])))
+	e.WaitFor("blocks", func(*pending.Snapshot) bool { return e.Chain.Head().Number.Uint64() > 2*maxLag })
+	e.Stop()
+	head := e.Chain.Head().Number.Uint64()
+	_, body := e.get("module=account&action=txlist&address=" + lower(e.Addr(0)))
 	want := fmt.Sprintf(`{"status":"0","message":"NOTOK","result":"Error! The address index is catching up with the chain (block 0 of %d); retry shortly"}`, head)
 	if string(body) != want {
 		t.Errorf("%s\nwant %s", body, want)
@@ -274,7 +274,7 @@ func TestCatchingUp(t *testing.T) {
 func TestFieldOrder(t *testing.T) {
 	e := newEnv(t, true)
 	e.history()
-	a := lower(addrOf(e.keys[0]))
+	a := lower(e.Addr(0))
 	for _, tt := range []struct {
 		action string
 		fields string

@@ -14,6 +14,7 @@ import (
 	"github.com/cockroachdb/pebble/vfs"
 	"github.com/ethereum/go-ethereum/common"
 
+	"github.com/stocknode/stocknode/internal/testchain"
 	"github.com/stocknode/stocknode/node/chain"
 )
 
@@ -102,13 +103,13 @@ func checkVariety(t *testing.T, m *model) {
 // every token's holders with a scan of the chain.
 func TestIndexFollowsTheChain(t *testing.T) {
 	e := newEnv(t)
-	x := openIndex(t, Config{InMemory: true}, e.chain)
-	e.start(x)
+	x := openIndex(t, Config{InMemory: true}, e.Chain)
+	e.Run(x)
 	run(t, x)
-	e.history(rand.New(rand.NewPCG(1, 2)), 8)
-	e.stop()
+	history(t, e, rand.New(rand.NewPCG(1, 2)), 8)
+	e.Stop()
 	waitIndexed(t, x)
-	m := scanChain(t, e.chain)
+	m := scanChain(t, e.Chain)
 	checkVariety(t, m)
 	checkModel(t, x, m)
 }
@@ -121,7 +122,7 @@ func TestCatchUpImportedChain(t *testing.T) {
 	if _, err := src.Export(file); err != nil {
 		t.Fatal(err)
 	}
-	c := newChain(t)
+	c := testchain.OpenChain(t, testchain.Config{})
 	if _, err := c.Import(context.Background(), file); err != nil {
 		t.Fatal(err)
 	}

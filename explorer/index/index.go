@@ -22,6 +22,7 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/params"
 
+	"github.com/stocknode/stocknode/internal/pebblelog"
 	"github.com/stocknode/stocknode/node/chain"
 )
 
@@ -195,7 +196,7 @@ func open(cfg Config, fs vfs.FS, src source, log *slog.Logger) (*Index, error) {
 		// Bloom filters make the Gets of a block's counts cheap for
 		// addresses seen for the first time.
 		Levels: []pebble.LevelOptions{{FilterPolicy: bloom.FilterPolicy(10)}},
-		Logger: pebbleLogger{log},
+		Logger: pebblelog.New(log, "address index"),
 	}
 	dir := cfg.Dir
 	if fs != nil {
@@ -293,18 +294,4 @@ func (x *Index) Close() error {
 		return fmt.Errorf("close address index: %w", err)
 	}
 	return nil
-}
-
-// pebbleLogger sends pebble's messages to the node's log.
-type pebbleLogger struct{ log *slog.Logger }
-
-func (l pebbleLogger) Infof(format string, args ...any) {
-	l.log.Debug("Address index: " + fmt.Sprintf(format, args...))
-}
-
-// Fatalf reports what pebble cannot go on after; it must not return.
-func (l pebbleLogger) Fatalf(format string, args ...any) {
-	msg := fmt.Sprintf(format, args...)
-	l.log.Error("Address index: " + msg)
-	panic("address index: " + msg)
 }

@@ -11,6 +11,8 @@ import (
 	"github.com/cockroachdb/pebble/vfs"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
+
+	"github.com/stocknode/stocknode/internal/testchain"
 )
 
 // pagingFixture is a small synthetic history. Address a (key 0) has the
@@ -310,7 +312,7 @@ func matches(err, want error) bool {
 }
 
 func TestConfig(t *testing.T) {
-	c := newChain(t)
+	c := testchain.OpenChain(t, testchain.Config{})
 	for _, tt := range []struct {
 		name string
 		cfg  Config

@@ -104,19 +104,28 @@ func (q Query) span(prefix []byte) (s span, ok bool, err error) {
 
 // QueryTransactions returns the window q of addr's transactions.
 func (x *Index) QueryTransactions(addr common.Address, q Query) ([]Tx, error) {
-	s, ok, err := q.span(prefixKey(tableTx, addr))
+	s, ok, err := x.historySpan(q, addr, tableTx, func(c Counts) uint64 { return c.Txs })
 	if !ok {
 		return nil, err
 	}
-	if q.whole() {
-		c, err := x.Counts(addr)
-		if err != nil {
-			return nil, err
-		}
-		s.expect = remaining(c.Txs, q.Skip)
-	}
 	txs, _, err := x.txs(s)
 	return txs, err
+}
+
+// historySpan is the span q covers of addr's history in table. When q spans
+// every block, the history's size, which count picks from addr's counts,
+// bounds it.
+func (x *Index) historySpan(q Query, addr common.Address, table byte, count func(Counts) uint64) (span, bool, error) {
+	s, ok, err := q.span(prefixKey(table, addr))
+	if !ok || !q.whole() {
+		return s, ok, err
+	}
+	c, err := x.Counts(addr)
+	if err != nil {
+		return span{}, false, err
+	}
+	s.expect = remaining(count(c), q.Skip)
+	return s, true, nil
 }
 
 // whole reports whether q spans every block: the address's counts then
@@ -135,16 +144,9 @@ func remaining(total uint64, skip int) int {
 // only when it is not nil.
 func (x *Index) QueryTransfers(addr common.Address, token *common.Address, q Query) ([]Transfer, error) {
 	if token == nil {
-		s, ok, err := q.span(prefixKey(tableTransfer, addr))
+		s, ok, err := x.historySpan(q, addr, tableTransfer, func(c Counts) uint64 { return c.Transfers })
 		if !ok {
 			return nil, err
-		}
-		if q.whole() {
-			c, err := x.Counts(addr)
-			if err != nil {
-				return nil, err
-			}
-			s.expect = remaining(c.Transfers, q.Skip)
 		}
 		trs, _, err := x.transfers(s)
 		return trs, err

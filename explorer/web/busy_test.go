@@ -13,7 +13,7 @@ func TestRenderBound(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.Renders, cfg.RenderWait = 1, 20*time.Millisecond
 	e := newEnv(t, cfg, 200*time.Millisecond, 50*time.Millisecond)
-	e.waitFor("the first snapshot", func(*pending.Snapshot) bool { return true })
+	e.WaitFor("the first snapshot", func(*pending.Snapshot) bool { return true })
 	e.ex.renders <- struct{}{} // a page being rendered
 	resp := e.get("/block/0")
 	if resp.StatusCode() != 503 || string(resp.Header.Peek("Retry-After")) != "1" {
@@ -34,14 +34,14 @@ func TestPageCache(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.Renders, cfg.RenderWait = 1, 10*time.Millisecond
 	e := newEnv(t, cfg, 2*time.Second, time.Second)
-	e.waitFor("the first snapshot", func(*pending.Snapshot) bool { return true })
+	e.WaitFor("the first snapshot", func(*pending.Snapshot) bool { return true })
 	for attempt := 0; attempt < 5; attempt++ {
-		seq := e.store.Load().Seq
+		seq := e.Store.Load().Seq
 		first := e.get("/block/0")
 		e.ex.renders <- struct{}{} // no slot left: only the cache can answer
 		again := e.get("/block/0")
 		<-e.ex.renders
-		if e.store.Load().Seq != seq {
+		if e.Store.Load().Seq != seq {
 			continue // a pre-confirmation came in between: try again
 		}
 		if first.StatusCode() != 200 {

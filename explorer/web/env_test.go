@@ -4,9 +4,6 @@ import (
 	"bytes"
 	"cmp"
 	"context"
-	"crypto/ecdsa"
-	"io"
-	"log/slog"
 	"math/big"
 	"slices"
 	"strings"
@@ -22,80 +19,49 @@ import (
 
 	"github.com/stocknode/stocknode/contracts"
 	"github.com/stocknode/stocknode/explorer/index"
+	"github.com/stocknode/stocknode/internal/testchain"
 	"github.com/stocknode/stocknode/node/chain"
 	"github.com/stocknode/stocknode/node/pending"
 	"github.com/stocknode/stocknode/node/preview"
 	"github.com/stocknode/stocknode/node/sequencer"
 	"github.com/stocknode/stocknode/node/stocks"
-	"github.com/stocknode/stocknode/node/txpool"
 )
 
 // env is a running preview chain with the example tokens, a token index,
 // a fake address index and an explorer, all behind a router like the
 // node's.
 type env struct {
+	*testchain.Env
 	t       testing.TB
-	chain   *chain.Chain
-	pool    *txpool.Pool
-	store   *pending.Store
 	stocks  *stocks.Index
 	history *fakeHistory
 	ex      *Explorer
 	router  *testRouter
-	keys    []*ecdsa.PrivateKey
-	nonces  map[int]uint64
 }
 
 // newEnv starts a chain sealing every blockTime, pre-confirming every
 // preconf; extra listeners hear the sequencer after the explorer.
 func newEnv(t testing.TB, cfg Config, blockTime, preconf time.Duration, extra ...sequencer.Listener) *env {
 	t.Helper()
-	genesis, err := chain.PreviewGenesis(common.Address{0xfa})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := chain.Open(chain.Config{InMemory: true, Genesis: genesis, Rules: chain.Rules{MinBaseFee: chain.PreviewMinBaseFee}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	pool, err := txpool.New(c, txpool.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	keys, err := chain.DevKeys(3)
-	if err != nil {
-		t.Fatal(err)
-	}
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	store := new(pending.Store)
-	seq, err := sequencer.New(sequencer.Config{BlockTime: blockTime, PreconfInterval: preconf, GasCeil: chain.PreviewGasLimit}, c, pool, store, log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	e := &env{t: t, chain: c, pool: pool, store: store, keys: keys, nonces: map[int]uint64{},
-		stocks: stocks.New(c, store, contracts.FactoryAddress, log), history: &fakeHistory{chain: c}}
-	if err := seq.PublishHead(); err != nil {
-		t.Fatal(err)
-	}
-	e.ex, err = New(cfg, Deps{Store: store, Chain: c, Pool: pool, Tokens: e.stocks, History: e.history, Faucet: fakeFaucet}, log)
+	c := testchain.New(t, testchain.Config{BlockTime: blockTime, PreconfInterval: preconf})
+	log := testchain.Quiet()
+	e := &env{Env: c, t: t, stocks: stocks.New(c.Chain, c.Store, contracts.FactoryAddress, log), history: &fakeHistory{chain: c.Chain}}
+	var err error
+	e.ex, err = New(cfg, Deps{Store: c.Store, Chain: c.Chain, Pool: c.Pool, Tokens: e.stocks, History: e.history, Faucet: fakeFaucet}, log)
 	if err != nil {
 		t.Fatal(err)
 	}
 	e.router = newTestRouter()
 	e.ex.Register(e.router)
-	seq.SetListener(append(sequencer.Listeners{e.stocks, e.ex}, extra...))
 
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
-	wg.Add(2)
-	go func() { defer wg.Done(); seq.Run(ctx) }()
-	go func() { defer wg.Done(); e.stocks.Run(ctx) }()
+	wg.Go(func() { e.stocks.Run(ctx) })
 	t.Cleanup(func() {
 		cancel()
 		wg.Wait()
-		pool.Close()
-		c.Close()
 	})
+	e.Run(append([]sequencer.Listener{e.stocks, e.ex}, extra...)...)
 	return e
 }
 
@@ -103,77 +69,15 @@ func newEnv(t testing.TB, cfg Config, blockTime, preconf time.Duration, extra ..
 // waits until the token index lists them.
 func (e *env) issueExamples() {
 	e.t.Helper()
-	txs, err := preview.Transactions(e.chain.Config().ChainID, chain.ExampleIssuerKey(), []common.Address{e.addr(0), e.addr(1)})
+	txs, err := preview.Transactions(e.ChainID, chain.ExampleIssuerKey(), []common.Address{e.Addr(0), e.Addr(1)})
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	for _, tx := range txs {
-		e.add(tx)
-	}
-	e.waitFor("the example tokens", func(*pending.Snapshot) bool {
+	e.Add(txs...)
+	e.WaitFor("the example tokens", func(*pending.Snapshot) bool {
 		v := e.stocks.View()
 		return v != nil && len(v.Tokens) >= len(preview.Examples()) && v.Tokens[1].Multiplier.Cmp(big.NewInt(params.Ether)) != 0
 	})
-}
-
-func (e *env) addr(i int) common.Address { return crypto.PubkeyToAddress(e.keys[i].PublicKey) }
-
-func (e *env) add(tx *types.Transaction) {
-	e.t.Helper()
-	if err := e.pool.Add(tx); err != nil {
-		e.t.Fatal(err)
-	}
-}
-
-// send signs a transaction from dev account from with its next nonce.
-func (e *env) send(from int, to *common.Address, value *big.Int, gas uint64, data []byte) *types.Transaction {
-	e.t.Helper()
-	tx := e.sign(from, e.nonces[from], to, value, gas, data)
-	e.nonces[from]++
-	e.add(tx)
-	return tx
-}
-
-func (e *env) sign(from int, nonce uint64, to *common.Address, value *big.Int, gas uint64, data []byte) *types.Transaction {
-	e.t.Helper()
-	tx, err := types.SignNewTx(e.keys[from], types.LatestSigner(e.chain.Config()), &types.DynamicFeeTx{
-		ChainID: e.chain.Config().ChainID, Nonce: nonce, GasTipCap: big.NewInt(params.GWei),
-		GasFeeCap: big.NewInt(10 * params.GWei), Gas: gas, To: to, Value: value, Data: data,
-	})
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	return tx
-}
-
-// waitFor polls the store until cond holds.
-func (e *env) waitFor(what string, cond func(*pending.Snapshot) bool) *pending.Snapshot {
-	e.t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for time.Now().Before(deadline) {
-		if s := e.store.Load(); s != nil && cond(s) {
-			return s
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	e.t.Fatalf("timed out waiting for %s", what)
-	return nil
-}
-
-// waitSealed waits until tx is in a sealed block and returns its number.
-func (e *env) waitSealed(tx *types.Transaction) uint64 {
-	e.t.Helper()
-	var n uint64
-	e.waitFor("tx "+tx.Hash().Hex()+" sealed", func(*pending.Snapshot) bool {
-		entry, found := e.chain.BlockChain().GetCanonicalTransaction(tx.Hash())
-		if found != nil {
-			n = entry.BlockIndex
-		}
-		return found != nil
-	})
-	// The snapshot with that head may trail the canonical index by a moment.
-	e.waitFor("head past the tx's block", func(s *pending.Snapshot) bool { return s.Head.NumberU64() >= n })
-	return n
 }
 
 // get runs one request through the router.

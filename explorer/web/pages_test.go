@@ -45,28 +45,28 @@ func newExplorerChain(t *testing.T, extra ...sequencer.Listener) *explorerChain 
 	asset := contracts.MustLoad(contracts.B20Asset).ABI
 	factory := contracts.MustLoad(contracts.B20Factory).ABI
 
-	dev2 := e.addr(2)
-	e.ethTransfer = e.send(0, &dev2, big.NewInt(15e17), params.TxGas, nil)
+	dev2 := e.Addr(2)
+	e.ethTransfer = e.Send(0, &dev2, big.NewInt(15e17), params.TxGas, nil)
 	transfer, _ := asset.Pack("transfer", dev2, new(big.Int).Mul(big.NewInt(10), big.NewInt(params.Ether)))
-	e.tokenTransfer = e.send(0, &e.xrbt, nil, 200_000, transfer)
-	tooMuch, _ := asset.Pack("transfer", e.addr(0), new(big.Int).Mul(big.NewInt(1_000_000), big.NewInt(params.Ether)))
-	e.failed = e.send(2, &e.xrbt, nil, 200_000, tooMuch)
+	e.tokenTransfer = e.Send(0, &e.xrbt, nil, 200_000, transfer)
+	tooMuch, _ := asset.Pack("transfer", e.Addr(0), new(big.Int).Mul(big.NewInt(1_000_000), big.NewInt(params.Ether)))
+	e.failed = e.Send(2, &e.xrbt, nil, 200_000, tooMuch)
 	for range 2 {
-		e.send(0, &dev2, big.NewInt(1), params.TxGas, nil)
+		e.Send(0, &dev2, big.NewInt(1), params.TxGas, nil)
 	}
-	mint, _ := asset.Pack("mint", e.addr(1), big.NewInt(params.Ether))
+	mint, _ := asset.Pack("mint", e.Addr(1), big.NewInt(params.Ether))
 	salt := common.Hash{0x66}
-	create, err := factory.Pack("createB20", contracts.VariantAsset, salt, contracts.AssetParams(hostileName, "<b>X", e.addr(1), 18), [][]byte{mint})
+	create, err := factory.Pack("createB20", contracts.VariantAsset, salt, contracts.AssetParams(hostileName, "<b>X", e.Addr(1), 18), [][]byte{mint})
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.hostile = e.send(1, &contracts.FactoryAddress, nil, 5_000_000, create)
-	e.hostileToken = contracts.B20Address(contracts.VariantAsset, e.addr(1), salt)
+	e.hostile = e.Send(1, &contracts.FactoryAddress, nil, 5_000_000, create)
+	e.hostileToken = contracts.B20Address(contracts.VariantAsset, e.Addr(1), salt)
 	for _, tx := range []*types.Transaction{e.ethTransfer, e.tokenTransfer, e.failed, e.hostile} {
-		e.waitSealed(tx)
+		e.WaitSealed(tx)
 	}
-	e.createBlock = e.waitSealed(e.create)
-	e.waitFor("the hostile token indexed", func(*pending.Snapshot) bool {
+	e.createBlock = e.WaitSealed(e.create)
+	e.WaitFor("the hostile token indexed", func(*pending.Snapshot) bool {
 		v := e.stocks.View()
 		return v != nil && v.Token(e.hostileToken) != nil
 	})
@@ -75,8 +75,8 @@ func newExplorerChain(t *testing.T, extra ...sequencer.Listener) *explorerChain 
 
 // findTx finds the first sealed transaction to addr.
 func findTx(t *testing.T, e *env, to common.Address) *types.Transaction {
-	bc := e.chain.BlockChain()
-	for n := uint64(0); n <= e.chain.Head().Number.Uint64(); n++ {
+	bc := e.Chain.BlockChain()
+	for n := uint64(0); n <= e.Chain.Head().Number.Uint64(); n++ {
 		for _, tx := range bc.GetBlockByNumber(n).Transactions() {
 			if tx.To() != nil && *tx.To() == to {
 				return tx
@@ -119,11 +119,11 @@ func TestExplorer(t *testing.T) {
 		rendered = append(rendered, body)
 		return body
 	}
-	dev0, dev2 := e.addr(0), e.addr(2)
+	dev0, dev2 := e.Addr(0), e.Addr(2)
 
 	t.Run("home", func(t *testing.T) {
 		body := page("/")
-		head := e.store.Load().Head.NumberU64()
+		head := e.Store.Load().Head.NumberU64()
 		wantAll(t, "home", body, `id="head-number"`, `id="stat-block-time"`, `id="stat-tps"`, `id="stat-base-fee"`,
 			`id="preconfirmed-txs"`, `id="latest-txs"`, `data-page="home"`, `data-ws="/ws"`, `data-chain-id="0x509f455"`)
 		blocks := within(t, body, "latest-blocks", "</tbody>")
@@ -138,7 +138,7 @@ func TestExplorer(t *testing.T) {
 	t.Run("block", func(t *testing.T) {
 		body := page(fmt.Sprintf("/block/%d", e.createBlock))
 		wantAll(t, "block page", body, e.create.Hash().Hex(), "createB20", `id="confirmations"`, "Fee recipient")
-		byHash := page("/block/" + e.chain.BlockChain().GetBlockByNumber(e.createBlock).Hash().Hex())
+		byHash := page("/block/" + e.Chain.BlockChain().GetBlockByNumber(e.createBlock).Hash().Hex())
 		if !strings.Contains(byHash, e.create.Hash().Hex()) {
 			t.Error("the block by hash lacks its transaction")
 		}
@@ -191,7 +191,7 @@ func TestExplorer(t *testing.T) {
 	})
 
 	t.Run("search", func(t *testing.T) {
-		blockHash := e.chain.BlockChain().GetBlockByNumber(e.createBlock).Hash().Hex()
+		blockHash := e.Chain.BlockChain().GetBlockByNumber(e.createBlock).Hash().Hex()
 		for q, want := range map[string]string{
 			"xrbt":                            "/token/" + e.xrbt.Hex(),
 			fmt.Sprint(e.createBlock):         fmt.Sprintf("/block/%d", e.createBlock),
@@ -237,7 +237,7 @@ func TestExplorer(t *testing.T) {
 	})
 
 	t.Run("hostile strings", func(t *testing.T) {
-		for _, path := range []string{"/tokens?start=2", "/token/" + e.hostileToken.Hex(), "/tx/" + e.hostile.Hash().Hex(), "/address/" + e.addr(1).Hex()} {
+		for _, path := range []string{"/tokens?start=2", "/token/" + e.hostileToken.Hex(), "/tx/" + e.hostile.Hash().Hex(), "/address/" + e.Addr(1).Hex()} {
 			body := page(path)
 			if strings.Contains(body, "<script>alert") || strings.Contains(body, "<b>X") {
 				t.Errorf("%s holds the hostile name unescaped", path)

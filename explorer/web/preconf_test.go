@@ -17,15 +17,18 @@ func TestPreconfirmedThenSealed(t *testing.T) {
 	// Blocks long enough that a pre-confirmed transaction stays so while
 	// the test reads its pages.
 	e := newEnv(t, DefaultConfig(), 3*time.Second, 20*time.Millisecond)
-	dev2 := e.addr(2)
+	dev2 := e.Addr(2)
 
-	gapped := e.sign(0, 5, &dev2, big.NewInt(1), params.TxGas, nil) // nonces 0..4 missing: it waits in the pool
-	e.add(gapped)
+	gapped := e.Sign(0, 5, &dev2, big.NewInt(1), params.TxGas, nil) // nonces 0..4 missing: it waits in the pool
+	// Pooled directly, not by Add: the next transaction Sent takes nonce 0.
+	if err := e.Pool.Add(gapped); err != nil {
+		t.Fatal(err)
+	}
 	body := e.page("/tx/" + gapped.Hash().Hex())
 	wantAll(t, "pooled tx", body, `data-tx-status="pool"`, "in pool")
 
-	tx := e.send(0, &dev2, big.NewInt(7e17), params.TxGas, nil)
-	snap := e.waitFor("tx pre-confirmed", func(s *pending.Snapshot) bool {
+	tx := e.Send(0, &dev2, big.NewInt(7e17), params.TxGas, nil)
+	snap := e.WaitFor("tx pre-confirmed", func(s *pending.Snapshot) bool {
 		for _, p := range s.Pending.Transactions {
 			if p.Hash() == tx.Hash() {
 				return true
@@ -36,16 +39,16 @@ func TestPreconfirmedThenSealed(t *testing.T) {
 	number := snap.Pending.Header.Number.Uint64()
 	hash := tx.Hash().Hex()
 	body = e.page("/tx/" + hash)
-	if e.store.Load().Head.NumberU64() >= number {
+	if e.Store.Load().Head.NumberU64() >= number {
 		t.Skip("the block sealed before the page was read: the machine is too slow for this test")
 	}
 	wantAll(t, "pre-confirmed tx", body, `data-tx-status="preconfirmed"`, `data-preconfirmed="true"`, "pre-confirmed", `id="tx-fee"`, "0.7 ETH")
 	home := e.page("/")
 	pre := within(t, home, "preconfirmed-txs", "</tbody>")
 	wantAll(t, "home's pre-confirmed list", pre, `data-tx-hash="`+hash+`" data-preconfirmed="true"`)
-	wantAll(t, "sender's page", e.page("/address/"+e.addr(0).Hex()), `id="address-preconfirmed"`, hash)
+	wantAll(t, "sender's page", e.page("/address/"+e.Addr(0).Hex()), `id="address-preconfirmed"`, hash)
 
-	sealed := e.waitSealed(tx)
+	sealed := e.WaitSealed(tx)
 	if sealed != number {
 		t.Errorf("sealed in block %d, pre-confirmed for %d", sealed, number)
 	}

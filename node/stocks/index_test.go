@@ -2,8 +2,6 @@ package stocks
 
 import (
 	"context"
-	"io"
-	"log/slog"
 	"math/big"
 	"testing"
 	"time"
@@ -14,65 +12,39 @@ import (
 	"github.com/ethereum/go-ethereum/params"
 
 	"github.com/stocknode/stocknode/contracts"
+	"github.com/stocknode/stocknode/internal/testchain"
 	"github.com/stocknode/stocknode/node/chain"
-	"github.com/stocknode/stocknode/node/pending"
 	"github.com/stocknode/stocknode/node/preview"
-	"github.com/stocknode/stocknode/node/sequencer"
-	"github.com/stocknode/stocknode/node/txpool"
 )
 
 // TestIndexFollowsTheChain runs a preview chain that issues the example
 // tokens, then pauses and mints one: the index lists the tokens as they
 // stand and re-reads only the token that changed.
 func TestIndexFollowsTheChain(t *testing.T) {
-	genesis, err := chain.PreviewGenesis(common.Address{0xfa})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := chain.Open(chain.Config{InMemory: true, Genesis: genesis, Rules: chain.Rules{MinBaseFee: chain.PreviewMinBaseFee}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	pool, err := txpool.New(c, txpool.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pool.Close()
-	store := new(pending.Store)
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	seq, err := sequencer.New(sequencer.Config{BlockTime: 50 * time.Millisecond, PreconfInterval: 50 * time.Millisecond, GasCeil: chain.PreviewGasLimit}, c, pool, store, log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	index := New(c, store, contracts.FactoryAddress, log)
-	seq.SetListener(index)
+	e := testchain.New(t, testchain.Config{})
+	index := New(e.Chain, e.Store, contracts.FactoryAddress, testchain.Quiet())
 
 	issuer := chain.ExampleIssuerKey()
 	holder := common.Address{0x01}
-	txs, err := preview.Transactions(c.Config().ChainID, issuer, []common.Address{holder})
+	txs, err := preview.Transactions(e.ChainID, issuer, []common.Address{holder})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, tx := range txs {
-		if err := pool.Add(tx); err != nil {
-			t.Fatal(err)
-		}
-	}
+	e.Add(txs...)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	done := make(chan error, 2)
-	go func() { done <- seq.Run(ctx) }()
+	done := make(chan error, 1)
 	go func() { done <- index.Run(ctx) }()
+	e.Run(index)
 
 	view := waitView(t, index, func(v *View) bool { return len(v.Tokens) == len(preview.Examples()) })
-	for i, e := range preview.Examples() {
+	for i, ex := range preview.Examples() {
 		tok := view.Tokens[i]
-		wantSupply := new(big.Int).Mul(big.NewInt(2*e.Supply), big.NewInt(params.Ether))
-		if tok.Symbol != e.Symbol || tok.Name != e.Name || tok.ISIN != e.ISIN || tok.Decimals != 18 || tok.TotalSupply.Cmp(wantSupply) != 0 {
-			t.Errorf("token %d: %+v, want %s %q %s supply %s", i, tok, e.Symbol, e.Name, e.ISIN, wantSupply)
+		wantSupply := new(big.Int).Mul(big.NewInt(2*ex.Supply), big.NewInt(params.Ether))
+		if tok.Symbol != ex.Symbol || tok.Name != ex.Name || tok.ISIN != ex.ISIN || tok.Decimals != 18 || tok.TotalSupply.Cmp(wantSupply) != 0 {
+			t.Errorf("token %d: %+v, want %s %q %s supply %s", i, tok, ex.Symbol, ex.Name, ex.ISIN, wantSupply)
 		}
-		if view.Token(tok.Address) != tok || tok.Address != contracts.B20Address(contracts.VariantAsset, crypto.PubkeyToAddress(issuer.PublicKey), preview.Salt(e)) {
+		if view.Token(tok.Address) != tok || tok.Address != contracts.B20Address(contracts.VariantAsset, crypto.PubkeyToAddress(issuer.PublicKey), preview.Salt(ex)) {
 			t.Errorf("token %d at %s: lookup or predicted address differ", i, tok.Address)
 		}
 	}
@@ -83,16 +55,13 @@ func TestIndexFollowsTheChain(t *testing.T) {
 	asset := contracts.MustLoad(contracts.B20Asset).ABI
 	pause, _ := asset.Pack("pause", []uint8{contracts.FeatureTransfer})
 	mint, _ := asset.Pack("mint", holder, big.NewInt(7))
-	signer := types.LatestSignerForChainID(c.Config().ChainID)
 	for i, data := range [][]byte{pause, mint} {
-		tx, err := types.SignNewTx(issuer, signer, &types.DynamicFeeTx{ChainID: c.Config().ChainID, Nonce: uint64(len(txs) + i),
+		tx, err := types.SignNewTx(issuer, e.Signer, &types.DynamicFeeTx{ChainID: e.ChainID, Nonce: uint64(len(txs) + i),
 			GasFeeCap: big.NewInt(10 * params.GWei), GasTipCap: new(big.Int), Gas: 500_000, To: &last.Address, Data: data})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := pool.Add(tx); err != nil {
-			t.Fatal(err)
-		}
+		e.Add(tx)
 	}
 	after := waitView(t, index, func(v *View) bool {
 		return len(v.Tokens[2].PausedFeatures) == 1 && v.Tokens[2].TotalSupply.Cmp(new(big.Int).Add(last.TotalSupply, big.NewInt(7))) == 0
@@ -100,11 +69,10 @@ func TestIndexFollowsTheChain(t *testing.T) {
 	if after.Tokens[0] != view.Tokens[0] || after.Tokens[1] != view.Tokens[1] {
 		t.Error("tokens that logged nothing were read again")
 	}
+	e.Stop()
 	cancel()
-	for range 2 {
-		if err := <-done; err != nil {
-			t.Fatal(err)
-		}
+	if err := <-done; err != nil {
+		t.Fatal(err)
 	}
 }
 
