@@ -5,7 +5,7 @@ BIN     := bin/stocknode
 DATADIR ?= ./stocknode-data
 ARGS    ?=
 
-.PHONY: build run dev test test-short vet clean contracts conformance bench profile loadtest compare abuse index-bench rest-load explorer-load
+.PHONY: build run dev test test-short vet clean contracts conformance bench profile loadtest compare abuse index-bench rest-load explorer-load busy-address
 
 build:
 	$(GO) build -o $(BIN) ./cmd/stocknode
@@ -68,6 +68,10 @@ abuse:
 index-bench:
 	$(GO) test -run '^$$' -bench HistoryPage -benchtime 2000x -count 1 -v ./explorer/index/
 	$(GO) test -run '^$$' -bench IndexBlock -benchtime 200x -count 1 ./explorer/index/
+
+## busy-address: a fresh node, a flood paying one address 100,000 transactions (COUNT=), then that address's explorer and Etherscan pages over HTTP, p50/p99.
+busy-address:
+	bash scripts/busy-address.sh
 
 ## explorer-load: eth_getBalance requests/s with and without explorer page traffic beside it on one fresh node (ROUNDS=5), medians, their ratio and the pages' render p50/p99.
 explorer-load:

@@ -38,6 +38,7 @@ type floodConfig struct {
 	ReceiptSample int
 	FundTimeout   time.Duration
 	Rate          float64
+	To            string // every transfer's recipient; empty: the next sending account
 }
 
 func floodFlags(fs *flag.FlagSet) *floodConfig {
@@ -54,6 +55,7 @@ func floodFlags(fs *flag.FlagSet) *floodConfig {
 	fs.IntVar(&c.ReceiptSample, "receipt-sample", 20, "poll the receipt of every n-th accepted transaction (0: none)")
 	fs.DurationVar(&c.FundTimeout, "fund-timeout", 60*time.Second, "how long funding may take (the server must produce blocks)")
 	fs.Float64Var(&c.Rate, "rate", 0, "transfers/s to offer in all, spread evenly over the senders (0: each sender sends its next transfer as soon as the last is answered). Unpaced, a server that accepts more than the chain's blocks hold builds a backlog, and the times to pending and latest then measure the backlog; paced below capacity they measure the sequencer")
+	fs.StringVar(&c.To, "to", "", "send every transfer to this address (a busy address's history, for the explorer); default: each account pays the next")
 	return c
 }
 
@@ -171,6 +173,14 @@ func runFlood(ctx context.Context, cfg floodConfig) (floodReport, error) {
 	if cfg.Rate < 0 {
 		return report, fmt.Errorf("-rate %v: want transfers/s, or 0 for as fast as the server answers", cfg.Rate)
 	}
+	var sink *common.Address
+	if cfg.To != "" {
+		if !common.IsHexAddress(cfg.To) {
+			return report, fmt.Errorf("-to %q is not an address", cfg.To)
+		}
+		to := common.HexToAddress(cfg.To)
+		sink = &to
+	}
 	cfg.Senders = min(cfg.Senders, cfg.Accounts)
 	report.Senders = cfg.Senders
 	client, err := newFastRPC(cfg.URL, cfg.Senders+8)
@@ -230,7 +240,7 @@ func runFlood(ctx context.Context, cfg floodConfig) (floodReport, error) {
 		go func() {
 			defer wg.Done()
 			pace := newPacer(cfg.Rate, cfg.Senders, g, start)
-			floodSender(ctx, client, signer, chainID.ToInt(), own, accounts, feeCap, tip, end, cfg.ReceiptSample, receipts, &acceptedSoFar, st, pace)
+			floodSender(ctx, client, signer, chainID.ToInt(), own, accounts, sink, feeCap, tip, end, cfg.ReceiptSample, receipts, &acceptedSoFar, st, pace)
 		}()
 	}
 	wg.Wait()
@@ -452,7 +462,7 @@ var (
 // floodSender sends transfers from its own accounts, round robin, as fast as
 // the server answers or as pace allows, until end. A rejected account rests
 // 20 ms; a nonce the server calls too low is read again.
-func floodSender(ctx context.Context, client *fastRPC, signer types.Signer, chainID *big.Int, own, all []*floodAccount,
+func floodSender(ctx context.Context, client *fastRPC, signer types.Signer, chainID *big.Int, own, all []*floodAccount, sink *common.Address,
 	feeCap, tip *big.Int, end time.Time, sampleEvery int, receipts *receiptPoller, accepted *atomic.Int64, st *senderStats, pace *pacer) {
 	value := big.NewInt(1)
 	body := make([]byte, 0, 512)
@@ -475,6 +485,9 @@ func floodSender(ctx context.Context, client *fastRPC, signer types.Signer, chai
 		}
 		idle = 0
 		to := all[(a.index+1)%len(all)].addr
+		if sink != nil {
+			to = *sink
+		}
 		tx, err := signTransfer(signer, chainID, a.key, a.nonce, to, value, feeCap, tip)
 		if err != nil {
 			st.rejected["sign: "+err.Error()]++
