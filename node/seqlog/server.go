@@ -6,6 +6,7 @@ import (
 	"net"
 	"os"
 	"strconv"
+	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
 )
@@ -29,13 +30,31 @@ func startServer(cfg Config, log *slog.Logger) (*embedded, error) {
 		e.removeTmp()
 		return nil, fmt.Errorf("embedded NATS server: %w", err)
 	}
-	e.srv.SetLoggerV2(natsLogger{log}, false, false, false)
+	logger := natsLogger{log: log, fatal: make(chan string, 1)}
+	e.srv.SetLoggerV2(logger, false, false, false)
 	e.srv.Start()
-	if !e.srv.ReadyForConnections(cfg.StartTimeout) {
+	if err := waitReady(e.srv, logger.fatal, cfg.StartTimeout); err != nil {
 		e.shutdown()
-		return nil, fmt.Errorf("embedded NATS server not ready after %v (StartTimeout); its log says why", cfg.StartTimeout)
+		return nil, err
 	}
 	return e, nil
+}
+
+// waitReady waits for the server to take connections, or to give up (a
+// listener it cannot open) without waiting out the whole timeout.
+func waitReady(srv *server.Server, fatal <-chan string, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	for !srv.ReadyForConnections(100 * time.Millisecond) {
+		select {
+		case msg := <-fatal:
+			return fmt.Errorf("embedded NATS server: %s", msg)
+		default:
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("embedded NATS server not ready after %v (StartTimeout); its log says why", timeout)
+		}
+	}
+	return nil
 }
 
 func serverOptions(cfg Config) (*server.Options, string, error) {
@@ -97,7 +116,10 @@ func (e *embedded) removeTmp() {
 
 // natsLogger sends the server's messages to the node's log. Notices are
 // debug: the server's start-up banner is of no interest to an operator.
-type natsLogger struct{ log *slog.Logger }
+type natsLogger struct {
+	log   *slog.Logger
+	fatal chan string // the first fatal error, for waitReady
+}
 
 func (l natsLogger) Noticef(format string, v ...any) {
 	l.log.Debug("NATS: " + fmt.Sprintf(format, v...))
@@ -111,8 +133,13 @@ func (l natsLogger) Debugf(format string, v ...any) {
 }
 func (l natsLogger) Tracef(string, ...any) {}
 
-// Fatalf logs at error level: the server gives up on what failed (a
-// listener, its store) and Open reports the server not ready.
+// Fatalf logs at error level and tells waitReady: the server gives up on
+// what failed (a listener, its store) but does not exit.
 func (l natsLogger) Fatalf(format string, v ...any) {
-	l.log.Error("NATS: " + fmt.Sprintf(format, v...))
+	msg := fmt.Sprintf(format, v...)
+	l.log.Error("NATS: " + msg)
+	select {
+	case l.fatal <- msg:
+	default:
+	}
 }
