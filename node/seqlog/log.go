@@ -1,0 +1,298 @@
+package seqlog
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// ErrFenced is returned by Append when another writer appended to the log
+// since this one last did: this writer is stale and must stop.
+var ErrFenced = errors.New("sequencer log: another writer appended (fenced)")
+
+// ErrTruncated is returned by Read and Follow when the entries asked for are
+// no longer in the log (retention dropped them).
+var ErrTruncated = errors.New("sequencer log: entries dropped by retention")
+
+// ErrEmpty is returned by Last when the log holds no entry.
+var ErrEmpty = errors.New("sequencer log: empty")
+
+// Log is the sequencer's log on one JetStream stream. Append is for the one
+// writer; any number of goroutines may read.
+type Log struct {
+	cfg     Config
+	log     *slog.Logger
+	server  *embedded // nil with an external cluster
+	nc      *nats.Conn
+	js      jetstream.JetStream
+	stream  jetstream.Stream
+	subject string // prefix of the entries' subjects, with its trailing dot
+	opened  Record
+
+	mu      sync.Mutex // serialises appends
+	last    uint64     // the stream's last sequence as this writer knows it
+	unsure  bool       // the last append failed without saying whether it was stored
+	pending []byte     // its subject and payload, to recognise it
+	closed  sync.Once
+}
+
+// Open starts the embedded server (or connects to the external cluster),
+// creates the chain's stream if needed and learns its last entry: Opened
+// reports it, and the first Append expects it to still be the last.
+func Open(ctx context.Context, cfg Config, log *slog.Logger) (*Log, error) {
+	cfg = cfg.withDefaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("sequencer log: %w", err)
+	}
+	l := &Log{cfg: cfg, log: log, subject: subjectPrefix(cfg.ChainID)}
+	if err := l.connect(); err != nil {
+		l.Close()
+		return nil, err
+	}
+	if err := l.openStream(ctx); err != nil {
+		l.Close()
+		return nil, err
+	}
+	return l, nil
+}
+
+func (l *Log) connect() error {
+	opts := []nats.Option{nats.Name("stocknode sequencer log"), nats.MaxReconnects(-1)}
+	url := strings.Join(l.cfg.URLs, ",")
+	if l.cfg.embedded() {
+		srv, err := startServer(l.cfg, l.log)
+		if err != nil {
+			return err
+		}
+		l.server = srv
+		opts = append(opts, nats.InProcessServer(srv.srv))
+		url = ""
+	}
+	nc, err := nats.Connect(url, opts...)
+	if err != nil {
+		return fmt.Errorf("sequencer log: connect to NATS %s: %w", url, err)
+	}
+	l.nc = nc
+	if max := nc.MaxPayload(); max < int64(l.cfg.MaxEntryBytes) {
+		return fmt.Errorf("sequencer log: the NATS server's max_payload is %d bytes, entries may be %d (MaxEntryBytes): raise max_payload", max, l.cfg.MaxEntryBytes)
+	}
+	l.js, err = jetstream.New(nc)
+	if err != nil {
+		return fmt.Errorf("sequencer log: %w", err)
+	}
+	return nil
+}
+
+func (l *Log) openStream(ctx context.Context) error {
+	sc := streamConfig(l.cfg)
+	stream, err := l.js.CreateOrUpdateStream(ctx, sc)
+	if err != nil {
+		return fmt.Errorf("sequencer log: create stream %s: %w", sc.Name, err)
+	}
+	l.stream = stream
+	info, err := stream.Info(ctx)
+	if err != nil {
+		return fmt.Errorf("sequencer log: stream %s: %w", sc.Name, err)
+	}
+	l.last = info.State.LastSeq
+	l.opened = Record{Seq: l.last}
+	if info.State.Msgs == 0 {
+		return nil
+	}
+	rec, err := l.get(ctx, l.last)
+	if err != nil {
+		return err
+	}
+	l.opened = rec
+	return nil
+}
+
+// StreamName is the stream of a chain's log.
+func StreamName(chainID uint64) string { return "STOCKNODE_" + strconv.FormatUint(chainID, 10) }
+
+func subjectPrefix(chainID uint64) string {
+	return "stocknode." + strconv.FormatUint(chainID, 10) + ".log."
+}
+
+func streamConfig(cfg Config) jetstream.StreamConfig {
+	storage := jetstream.FileStorage
+	if cfg.InMemory {
+		storage = jetstream.MemoryStorage
+	}
+	return jetstream.StreamConfig{
+		Name:         StreamName(cfg.ChainID),
+		Description:  "stocknode sequencer log of chain " + strconv.FormatUint(cfg.ChainID, 10),
+		Subjects:     []string{subjectPrefix(cfg.ChainID) + ">"},
+		Retention:    jetstream.LimitsPolicy,
+		Discard:      jetstream.DiscardOld,
+		MaxBytes:     cfg.MaxBytes,
+		MaxAge:       cfg.MaxAge,
+		MaxMsgSize:   cfg.MaxEntryBytes,
+		MaxMsgs:      -1,
+		MaxConsumers: -1,
+		Storage:      storage,
+		Replicas:     cfg.Replicas,
+		DenyDelete:   true,
+		DenyPurge:    true,
+	}
+}
+
+// Opened is the log's last entry when Open found it; its Entry is nil when
+// the log was empty (Seq is then 0, or the sequence of the last entry that
+// MaxAge dropped).
+func (l *Log) Opened() Record { return l.opened }
+
+// URL is where other machines reach the log: the embedded server's bound
+// listener (Config.Listen, its port resolved), or the external server this
+// log is connected to; empty for an embedded server without a listener.
+func (l *Log) URL() string {
+	if l.server != nil {
+		return l.server.url(l.cfg)
+	}
+	return l.nc.ConnectedUrlRedacted()
+}
+
+// Append stores e after the last entry this writer knows of and returns its
+// sequence once JetStream acknowledged it (on disk, and on a majority of
+// the replicas). It fails with ErrFenced if another writer appended since.
+//
+// After any other error the entry may or may not be stored: retry Append
+// with the same entry (it is then not stored twice), or stop.
+func (l *Log) Append(ctx context.Context, e Entry) (uint64, error) {
+	data, err := encodeEntry(e)
+	if err != nil {
+		return 0, err
+	}
+	subject := l.subject + e.Kind().String()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	ctx, cancel := context.WithTimeout(ctx, l.cfg.AckTimeout)
+	defer cancel()
+	if l.unsure {
+		seq, done, err := l.resolve(ctx, subject, data)
+		if err != nil || done {
+			return seq, err
+		}
+	}
+	msg := &nats.Msg{Subject: subject, Data: data}
+	ack, err := l.js.PublishMsg(ctx, msg, jetstream.WithExpectLastSequence(l.last))
+	switch {
+	case isWrongLastSeq(err):
+		return 0, fmt.Errorf("append %v after sequence %d: %w", e.Kind(), l.last, ErrFenced)
+	case err != nil:
+		l.unsure, l.pending = true, append([]byte(subject+"\x00"), data...)
+		return 0, fmt.Errorf("append %v after sequence %d: %w", e.Kind(), l.last, err)
+	}
+	l.last = ack.Sequence
+	return ack.Sequence, nil
+}
+
+// resolve finds out whether the append that failed was stored. done reports
+// that it was, and that it was this very entry: seq is then its sequence.
+func (l *Log) resolve(ctx context.Context, subject string, data []byte) (seq uint64, done bool, err error) {
+	info, err := l.stream.Info(ctx)
+	if err != nil {
+		return 0, false, fmt.Errorf("sequencer log: learn whether the failed append was stored: %w", err)
+	}
+	switch last := info.State.LastSeq; last {
+	case l.last:
+		l.unsure = false
+		return 0, false, nil
+	case l.last + 1:
+		msg, err := l.stream.GetMsg(ctx, last)
+		if err != nil {
+			return 0, false, fmt.Errorf("sequencer log: learn whether the failed append was stored: %w", err)
+		}
+		stored := append([]byte(msg.Subject+"\x00"), msg.Data...)
+		if !bytes.Equal(stored, l.pending) {
+			return 0, false, fmt.Errorf("entry %d is not the one this writer failed to append: %w", last, ErrFenced)
+		}
+		l.unsure, l.last = false, last
+		return last, bytes.Equal(stored, append([]byte(subject+"\x00"), data...)), nil
+	default:
+		return 0, false, fmt.Errorf("log moved from sequence %d to %d: %w", l.last, last, ErrFenced)
+	}
+}
+
+func isWrongLastSeq(err error) bool {
+	var apiErr *jetstream.APIError
+	if !errors.As(err, &apiErr) {
+		return false
+	}
+	return apiErr.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequence ||
+		apiErr.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequenceConstant
+}
+
+// Last returns the newest entry; ErrEmpty if there is none.
+func (l *Log) Last(ctx context.Context) (Record, error) {
+	info, err := l.stream.Info(ctx)
+	if err != nil {
+		return Record{}, fmt.Errorf("sequencer log: %w", err)
+	}
+	if info.State.Msgs == 0 {
+		return Record{}, ErrEmpty
+	}
+	return l.get(ctx, info.State.LastSeq)
+}
+
+func (l *Log) get(ctx context.Context, seq uint64) (Record, error) {
+	msg, err := l.stream.GetMsg(ctx, seq)
+	if err != nil {
+		return Record{}, fmt.Errorf("sequencer log: entry %d: %w", seq, err)
+	}
+	e, err := l.decode(msg.Subject, msg.Data)
+	if err != nil {
+		return Record{}, fmt.Errorf("sequencer log: entry %d: %w", seq, err)
+	}
+	return Record{Seq: msg.Sequence, Time: msg.Time, Entry: e}, nil
+}
+
+func (l *Log) decode(subject string, data []byte) (Entry, error) {
+	name, ok := strings.CutPrefix(subject, l.subject)
+	if !ok {
+		return nil, fmt.Errorf("subject %q is not under %s", subject, l.subject)
+	}
+	k, ok := kindOf(name)
+	if !ok {
+		return nil, fmt.Errorf("subject %q: unknown entry kind %q", subject, name)
+	}
+	return decodeEntry(k, data)
+}
+
+// Info is the log's extent.
+type Info struct {
+	FirstSeq, LastSeq uint64
+	Entries           uint64
+	Bytes             uint64
+}
+
+// Info reports the log's extent.
+func (l *Log) Info(ctx context.Context) (Info, error) {
+	info, err := l.stream.Info(ctx)
+	if err != nil {
+		return Info{}, fmt.Errorf("sequencer log: %w", err)
+	}
+	s := info.State
+	return Info{FirstSeq: s.FirstSeq, LastSeq: s.LastSeq, Entries: s.Msgs, Bytes: s.Bytes}, nil
+}
+
+// Close disconnects and, for the embedded server, shuts it down and waits
+// until its store is closed.
+func (l *Log) Close() {
+	l.closed.Do(func() {
+		if l.nc != nil {
+			l.nc.Close()
+		}
+		if l.server != nil {
+			l.server.shutdown()
+		}
+	})
+}
