@@ -9,6 +9,12 @@ import (
 	"time"
 )
 
+// FileHandles is what the embedded server's file store keeps open, with
+// room: one message block being written per stream (older blocks are
+// opened only while read), its index and the server's own files (the node
+// counts it in its file-descriptor budget).
+const FileHandles = 16
+
 // Defaults of the limits in Config; the package documentation explains the
 // retention numbers.
 const (

@@ -91,11 +91,18 @@ func (l *Log) connect() error {
 	return nil
 }
 
+// openStream binds to the chain's stream, creating it when it is missing.
+// An existing stream is used as it is: its storage, replicas and limits are
+// what it was created with (a replica opening the sequencer's log must not
+// reconfigure it; an operator changes them with the nats CLI).
 func (l *Log) openStream(ctx context.Context) error {
 	sc := streamConfig(l.cfg)
-	stream, err := l.js.CreateOrUpdateStream(ctx, sc)
+	stream, err := l.js.Stream(ctx, sc.Name)
+	if errors.Is(err, jetstream.ErrStreamNotFound) {
+		stream, err = l.js.CreateStream(ctx, sc)
+	}
 	if err != nil {
-		return fmt.Errorf("sequencer log: create stream %s: %w", sc.Name, err)
+		return fmt.Errorf("sequencer log: stream %s: %w", sc.Name, err)
 	}
 	l.stream = stream
 	info, err := stream.Info(ctx)
@@ -241,6 +248,23 @@ func (l *Log) Last(ctx context.Context) (Record, error) {
 		return Record{}, ErrEmpty
 	}
 	return l.get(ctx, info.State.LastSeq)
+}
+
+// LastOf returns the newest entry of a kind (the last sealed block, say);
+// ErrEmpty if the log holds none.
+func (l *Log) LastOf(ctx context.Context, k Kind) (Record, error) {
+	msg, err := l.stream.GetLastMsgForSubject(ctx, l.subject+k.String())
+	if errors.Is(err, jetstream.ErrMsgNotFound) {
+		return Record{}, ErrEmpty
+	}
+	if err != nil {
+		return Record{}, fmt.Errorf("sequencer log: last %s entry: %w", k, err)
+	}
+	e, err := l.decode(msg.Subject, msg.Data)
+	if err != nil {
+		return Record{}, fmt.Errorf("sequencer log: entry %d: %w", msg.Sequence, err)
+	}
+	return Record{Seq: msg.Sequence, Time: msg.Time, Entry: e}, nil
 }
 
 func (l *Log) get(ctx context.Context, seq uint64) (Record, error) {

@@ -383,3 +383,19 @@ func TestConfigErrors(t *testing.T) {
 		t.Errorf("Open with a bad config: %v", err)
 	}
 }
+
+func TestLastOf(t *testing.T) {
+	l := openTest(t, Config{InMemory: true})
+	ctx := context.Background()
+	if _, err := l.LastOf(ctx, KindSealed); !errors.Is(err, ErrEmpty) {
+		t.Fatalf("LastOf an empty log: %v, want ErrEmpty", err)
+	}
+	sealed := Sealed{Number: 7, Block: []byte{1}}
+	mustAppend(t, l, tick(1))
+	mustAppend(t, l, sealed)
+	mustAppend(t, l, tick(2))
+	rec, err := l.LastOf(ctx, KindSealed)
+	if err != nil || rec.Seq != 2 || !reflect.DeepEqual(rec.Entry, sealed) {
+		t.Fatalf("LastOf(sealed) = %d %+v, %v; want 2 %+v", rec.Seq, rec.Entry, err, sealed)
+	}
+}
