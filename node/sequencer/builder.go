@@ -42,6 +42,7 @@ type builder struct {
 	size     uint64
 
 	ticks   int              // pre-confirmations published
+	logged  int              // transactions given to the journal
 	touched *pending.Touched // changed since the last published layer
 	layer   *pending.Layer   // pending state as of the last tick
 	base    state.Reader     // state of parent

@@ -79,6 +79,7 @@ type Sequencer struct {
 	log      *slog.Logger
 	now      func() time.Time
 	listener Listener
+	journal  Journal // nil: decisions are announced without a log
 
 	seq uint64 // snapshots published
 }
@@ -137,7 +138,9 @@ func (s *Sequencer) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	s.tick(b, nil)
+	if err := s.tick(b, nil); err != nil {
+		return err
+	}
 	lastTick, fresh := opened, false
 
 	nextSeal, nextTick := opened.Add(s.cfg.BlockTime), opened.Add(s.cfg.PreconfInterval)
@@ -160,7 +163,9 @@ func (s *Sequencer) Run(ctx context.Context) error {
 		}
 		now := s.now()
 		if now.Before(nextSeal) {
-			s.tick(b, nil)
+			if err := s.tick(b, nil); err != nil {
+				return err
+			}
 			lastTick, fresh = now, false
 			for !nextTick.After(now) {
 				nextTick = nextTick.Add(s.cfg.PreconfInterval)
@@ -224,15 +229,28 @@ func (s *Sequencer) open(parent *types.Block, now time.Time) (*builder, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open block %d: %w", parent.NumberU64()+1, err)
 	}
+	if s.journal != nil {
+		if err := s.journal.Opened(types.CopyHeader(b.header)); err != nil {
+			return nil, fmt.Errorf("log the opening of block %d: %w", b.header.Number, err)
+		}
+	}
 	return b, nil
 }
 
-// tick executes what was accepted since the last tick and publishes the
-// pending snapshot; sealed is the block that just became b's parent, if any.
-func (s *Sequencer) tick(b *builder, sealed *types.Block) {
+// tick executes what was accepted since the last tick, logs it and
+// publishes the pending snapshot; sealed is the block that just became b's
+// parent, if any.
+func (s *Sequencer) tick(b *builder, sealed *types.Block) error {
 	b.fill(s.pool.Executable(b.header.BaseFee))
 	block, reader := b.preconfirm()
+	if s.journal != nil {
+		if err := s.journal.Preconfirmed(block, block.Transactions[b.logged:]); err != nil {
+			return fmt.Errorf("log pre-confirmation %d of block %d: %w", block.Index, block.Header.Number, err)
+		}
+		b.logged = len(block.Transactions)
+	}
 	s.publish(b.parent, block, b.base, reader, sealed)
+	return nil
 }
 
 // sealAndReopen seals b, appends it to the chain, opens the next block on it
@@ -243,6 +261,14 @@ func (s *Sequencer) sealAndReopen(b *builder, now time.Time) (*builder, error) {
 	if err == nil {
 		err = s.chain.Commit(block, b.receipts, b.state)
 	}
+	if err == nil && s.journal != nil {
+		// After the commit: the log never holds a block the database may
+		// lack; a crash between the two leaves the database one block
+		// ahead, which the node appends to the log when it starts again.
+		if err := s.journal.Sealed(block, b.receipts); err != nil {
+			return nil, fmt.Errorf("log sealed block %d: %w", block.NumberU64(), err)
+		}
+	}
 	if err != nil {
 		// Never expected: the builder executed what it sealed. Drop the
 		// block; its transactions are still pooled and go into the next.
@@ -251,14 +277,18 @@ func (s *Sequencer) sealAndReopen(b *builder, now time.Time) (*builder, error) {
 		if openErr != nil {
 			return nil, errors.Join(err, openErr)
 		}
-		s.tick(next, nil)
+		if err := s.tick(next, nil); err != nil {
+			return nil, err
+		}
 		return next, nil
 	}
 	next, err := s.open(block, now)
 	if err != nil {
 		return nil, err
 	}
-	s.tick(next, block)
+	if err := s.tick(next, block); err != nil {
+		return nil, err
+	}
 	s.log.Info("Sealed block", "number", block.NumberU64(), "hash", block.Hash(), "txs", len(block.Transactions()),
 		"gas", block.GasUsed(), "elapsed", common.PrettyDuration(s.now().Sub(start)))
 	return next, nil

@@ -1,0 +1,162 @@
+package sequencer
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ethereum/go-ethereum/core/types"
+
+	"github.com/stocknode/stocknode/node/chain"
+	"github.com/stocknode/stocknode/node/pending"
+)
+
+// recorder is a Journal that keeps what it was given, and the order of its
+// entries relative to the listener's announcements.
+type recorder struct {
+	mu      sync.Mutex
+	events  []string // "opened N", "preconf N", "sealed N", "announced N"
+	txs     map[uint64]types.Transactions
+	sealed  map[uint64]*types.Block
+	failAt  int // fail the n-th Preconfirmed (1-based); 0: never
+	preconf int
+}
+
+var errJournalDown = errors.New("journal down")
+
+func (r *recorder) Opened(h *types.Header) error {
+	r.add("opened", h.Number.Uint64())
+	return nil
+}
+
+func (r *recorder) Preconfirmed(b *pending.Block, txs types.Transactions) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.preconf++; r.failAt > 0 && r.preconf >= r.failAt {
+		return errJournalDown
+	}
+	n := b.Header.Number.Uint64()
+	r.txs[n] = append(r.txs[n], txs...)
+	r.events = append(r.events, "preconf")
+	return nil
+}
+
+func (r *recorder) Sealed(block *types.Block, _ types.Receipts) error {
+	r.mu.Lock()
+	r.sealed[block.NumberU64()] = block
+	r.mu.Unlock()
+	r.add("sealed", block.NumberU64())
+	return nil
+}
+
+func (r *recorder) add(what string, n uint64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.events = append(r.events, what+" "+itoa(n))
+}
+
+// announcer is a Listener that notes each announced head in the recorder.
+type announcer struct{ r *recorder }
+
+func (a announcer) Sealed(_ *pending.Snapshot, b *types.Block) { a.r.add("announced", b.NumberU64()) }
+func (a announcer) Preconfirmed(*pending.Snapshot)             {}
+
+func itoa(n uint64) string { return strconv.FormatUint(n, 10) }
+
+// TestJournalBeforeAnnouncement: every block is logged as opened, its
+// transactions as pre-confirmed (in execution order, all of them), and the
+// block as sealed before the listener announces it.
+func TestJournalBeforeAnnouncement(t *testing.T) {
+	e := newEnv(t)
+	r := &recorder{txs: map[uint64]types.Transactions{}, sealed: map[uint64]*types.Block{}}
+	seq, err := New(Config{BlockTime: 50 * time.Millisecond, PreconfInterval: 10 * time.Millisecond, GasCeil: chain.PreviewGasLimit},
+		e.chain, e.pool, e.store, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	seq.SetJournal(r)
+	seq.SetListener(announcer{r})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- seq.Run(ctx) }()
+	for i := range uint64(20) {
+		if err := e.pool.Add(e.transfer(0, i, e.addr(1), 1)); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(7 * time.Millisecond)
+	}
+	e.waitFor("all 20 sealed", 5*time.Second, func(s *pending.Snapshot) bool {
+		st, _ := s.LatestState()
+		return st != nil && st.GetNonce(e.addr(0)) == 20
+	})
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	logged := 0
+	for n, block := range r.sealed {
+		got, want := r.txs[n], block.Transactions()
+		if len(got) != len(want) {
+			t.Fatalf("block %d: %d transactions pre-confirmed in the journal, %d sealed", n, len(got), len(want))
+		}
+		for i := range want {
+			if got[i].Hash() != want[i].Hash() {
+				t.Fatalf("block %d transaction %d: journal %s, block %s", n, i, got[i].Hash(), want[i].Hash())
+			}
+		}
+		logged += len(want)
+	}
+	if logged != 20 {
+		t.Errorf("%d transactions in sealed blocks of the journal, want 20", logged)
+	}
+	pos := map[string]int{}
+	for i, ev := range r.events {
+		pos[ev] = i
+	}
+	for n := range r.sealed {
+		o, okO := pos["opened "+itoa(n)]
+		s, okS := pos["sealed "+itoa(n)]
+		a, okA := pos["announced "+itoa(n)]
+		if !okO || !okS || !okA || !(o < s && s < a) {
+			t.Errorf("block %d: opened at %d (%v), sealed at %d (%v), announced at %d (%v): want opened < sealed < announced", n, o, okO, s, okS, a, okA)
+		}
+	}
+}
+
+// TestJournalErrorStops: a pre-confirmation the journal refuses is not
+// published, and the sequencer stops with the journal's error.
+func TestJournalErrorStops(t *testing.T) {
+	e := newEnv(t)
+	r := &recorder{txs: map[uint64]types.Transactions{}, sealed: map[uint64]*types.Block{}, failAt: 3}
+	seq, err := New(Config{BlockTime: 50 * time.Millisecond, PreconfInterval: 10 * time.Millisecond, GasCeil: chain.PreviewGasLimit},
+		e.chain, e.pool, e.store, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	seq.SetJournal(r)
+	done := make(chan error, 1)
+	go func() { done <- seq.Run(context.Background()) }()
+	select {
+	case err := <-done:
+		if !errors.Is(err, errJournalDown) {
+			t.Fatalf("Run: %v, want the journal's error", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the sequencer kept running after the journal failed")
+	}
+	snap := e.store.Load()
+	if snap == nil {
+		t.Fatal("nothing published")
+	}
+	if snap.Pending.Index != 1 {
+		t.Fatalf("published up to pre-confirmation %d, want 1 (the third was refused)", snap.Pending.Index)
+	}
+}
