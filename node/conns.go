@@ -4,10 +4,12 @@ import (
 	"github.com/stocknode/stocknode/explorer/index"
 	"github.com/stocknode/stocknode/faucet"
 	"github.com/stocknode/stocknode/node/chain"
+	"github.com/stocknode/stocknode/node/seqlog"
 )
 
 // fdReserve is what the connection budget leaves of the file-descriptor
-// limit besides the databases' handles (chain, address index, faucet): the listener, log files, the admin
+// limit besides the databases' handles (chain, address index, faucet,
+// the sequencer's log): the listener, log files, the admin
 // listener, and the descriptors go-ethereum and the runtime open.
 const fdReserve = 128
 
@@ -15,7 +17,7 @@ const fdReserve = 128
 func connBudget(fdLimit int, onDisk bool) int {
 	reserve := fdReserve
 	if onDisk {
-		reserve += chain.DatabaseHandles + index.DatabaseHandles + faucet.DatabaseHandles
+		reserve += chain.DatabaseHandles + index.DatabaseHandles + faucet.DatabaseHandles + seqlog.FileHandles
 	}
 	if fdLimit-reserve < fdLimit/2 {
 		return fdLimit / 2 // a small limit: still leave half for the rest

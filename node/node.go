@@ -22,6 +22,7 @@ import (
 	"github.com/stocknode/stocknode/node/chain"
 	"github.com/stocknode/stocknode/node/pending"
 	"github.com/stocknode/stocknode/node/rpc"
+	"github.com/stocknode/stocknode/node/seqlog"
 	"github.com/stocknode/stocknode/node/sequencer"
 	"github.com/stocknode/stocknode/node/stocks"
 	"github.com/stocknode/stocknode/node/txpool"
@@ -75,6 +76,9 @@ type Config struct {
 	// Network and Dir are the node's); the zero Config has it off,
 	// faucet.DefaultConfig() on.
 	Faucet faucet.Config
+	// Log configures the sequencer's log (its Dir and InMemory follow the
+	// datadir and Dev); blocks are produced only with it.
+	Log seqlog.Config
 	// FDLimit is the process's file-descriptor limit (0: unknown). Unless
 	// HTTP.MaxConns is set, connections are capped at what it leaves after
 	// the database's handles and a reserve (connBudget).
@@ -98,6 +102,7 @@ type Node struct {
 	faucet *ecdsa.PrivateKey
 	drips  *faucet.Faucet
 	index  *index.Index // nil with the explorer off
+	seqlog *seqlog.Log  // nil with block production off
 
 	faucetDerived  bool
 	examplesIssued bool // this start put the example tokens in the pool
@@ -136,28 +141,43 @@ func New(cfg Config, log *slog.Logger) (*Node, error) {
 	if seqCfg.GasCeil == 0 {
 		seqCfg.GasCeil = n.chain.Head().GasLimit
 	}
-	if n.seq, err = sequencer.New(seqCfg, n.chain, n.pool, n.store, log); err != nil {
-		n.pool.Close()
-		n.chain.Close()
-		return nil, err
-	}
-	if err := n.issueExamples(); err != nil {
-		n.pool.Close()
-		n.chain.Close()
-		return nil, err
-	}
-	// Readers find a snapshot from the first request on.
-	if err := n.seq.PublishHead(); err != nil {
-		n.pool.Close()
-		n.chain.Close()
-		return nil, err
-	}
-	if err := n.startAPI(); err != nil {
+	if err := n.start(seqCfg); err != nil {
+		n.closeLog()
 		n.pool.Close()
 		n.chain.Close()
 		return nil, err
 	}
 	return n, nil
+}
+
+// start builds the sequencer (with its log when it produces blocks), puts
+// the example tokens in the pool, publishes the first snapshot and binds the
+// API.
+func (n *Node) start(seqCfg sequencer.Config) error {
+	var err error
+	if n.seq, err = sequencer.New(seqCfg, n.chain, n.pool, n.store, n.log); err != nil {
+		return err
+	}
+	if seqCfg.BlockTime > 0 {
+		if err := n.openLog(context.Background()); err != nil {
+			return err
+		}
+	}
+	if err := n.issueExamples(); err != nil {
+		return err
+	}
+	// Readers find a snapshot from the first request on.
+	if err := n.seq.PublishHead(); err != nil {
+		return err
+	}
+	return n.startAPI()
+}
+
+// closeLog closes the sequencer's log, if it is open.
+func (n *Node) closeLog() {
+	if n.seqlog != nil {
+		n.seqlog.Close()
+	}
 }
 
 // startAPI binds the HTTP listener (so a taken port fails the start) and
@@ -408,7 +428,9 @@ func (n *Node) logStart() {
 // Close stops the pool and closes the chain, and records a clean shutdown.
 func (n *Node) Close() error {
 	n.calls.Close()
-	err := errors.Join(n.closeServices(), n.pool.Close(), n.chain.Close())
+	err := errors.Join(n.closeServices(), n.pool.Close())
+	n.closeLog()
+	err = errors.Join(err, n.chain.Close())
 	if err == nil && !n.cfg.Dev {
 		err = os.Remove(runningMarker(n.cfg.DataDir))
 	}

@@ -67,6 +67,7 @@ func runNode(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	protocol := protocolFlags(fs, &cfg)
 	faucetFlags(fs, &cfg)
 	explorerFlags(fs, &cfg)
+	natsFlags(fs, &cfg)
 	if err := parse(fs, args); err != nil {
 		return err
 	}

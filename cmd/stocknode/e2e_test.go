@@ -291,6 +291,23 @@ func TestBadFlags(t *testing.T) {
 	}
 }
 
+// TestBadLogFlags: a sequencer log that cannot be had stops the start with
+// what is wrong and the flags to change.
+func TestBadLogFlags(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		says string
+	}{
+		{[]string{"--nats.replicas", "2"}, "Replicas 2 needs an external NATS cluster"},
+		{[]string{"--nats.listen", "nope"}, `Listen "nope" is not host:port`},
+	} {
+		out, err := exec.Command(binary, append([]string{"--dev", "--http.port", "0"}, tt.args...)...).CombinedOutput()
+		if err == nil || !strings.Contains(string(out), tt.says) || !strings.Contains(string(out), "--nats.") {
+			t.Errorf("%v: %v, output %s; want a failure saying %q and naming the flags", tt.args, err, out, tt.says)
+		}
+	}
+}
+
 func runOK(t *testing.T, args ...string) string {
 	t.Helper()
 	out, err := exec.Command(binary, args...).CombinedOutput()

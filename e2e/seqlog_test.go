@@ -1,0 +1,99 @@
+package e2e
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"math/big"
+	"regexp"
+	"testing"
+	"time"
+
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/params"
+
+	"github.com/stocknode/stocknode/node/chain"
+	"github.com/stocknode/stocknode/node/seqlog"
+)
+
+var natsURLRe = regexp.MustCompile(`msg="Sequencer log on NATS JetStream".* url=(nats://\S+)`)
+
+// TestSequencerLogOverNATS: a node exposing its embedded JetStream
+// (--nats.listen) writes what it decides to its log, readable by another
+// process over TCP as a replica will: the block opened, the pre-confirmation
+// with the transaction, then the sealed block holding it.
+func TestSequencerLogOverNATS(t *testing.T) {
+	n := startNode(t, "--nats.listen", "127.0.0.1:0", "--block-time", "500ms", "--preconf-interval", "100ms")
+	var url string
+	poll(t, testContext(t, 5*time.Second), "the log's URL in the startup lines", func() bool {
+		m := natsURLRe.FindStringSubmatch(n.tail(0))
+		if m != nil {
+			url = m[1]
+		}
+		return m != nil
+	})
+	client, _ := n.dial(t)
+	ctx := testContext(t, 20*time.Second)
+	keys, err := chain.DevKeys(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	from := crypto.PubkeyToAddress(keys[0].PublicKey)
+	nonce, err := client.PendingNonceAt(ctx, from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	to := freshAddress(t)
+	tx, err := types.SignNewTx(keys[0], types.LatestSignerForChainID(big.NewInt(chain.PreviewChainID)), &types.DynamicFeeTx{
+		ChainID: big.NewInt(chain.PreviewChainID), Nonce: nonce, GasTipCap: big.NewInt(params.GWei), GasFeeCap: big.NewInt(100 * params.GWei),
+		Gas: params.TxGas, To: &to, Value: big.NewInt(1),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := client.SendTransaction(ctx, tx); err != nil {
+		t.Fatal(err)
+	}
+	receipt := waitSealed(t, ctx, client, tx.Hash())
+
+	l, err := seqlog.Open(ctx, seqlog.Config{ChainID: chain.PreviewChainID, URLs: []string{url}}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatalf("open the node's log at %s: %v", url, err)
+	}
+	defer l.Close()
+	var preconfirmedAt, sealedAt, openedAt uint64
+	readCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	for rec, err := range l.Read(readCtx, 1) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch e := rec.Entry.(type) {
+		case seqlog.Opened:
+			if e.Number == receipt.BlockNumber.Uint64() {
+				openedAt = rec.Seq
+			}
+		case seqlog.Preconfirmed:
+			txs, err := seqlog.DecodeTxs(e.Transactions)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, logged := range txs {
+				if logged.Hash() == tx.Hash() && preconfirmedAt == 0 {
+					preconfirmedAt = rec.Seq
+				}
+			}
+		case seqlog.Sealed:
+			if e.Number == receipt.BlockNumber.Uint64() && e.Hash == receipt.BlockHash {
+				sealedAt = rec.Seq
+			}
+		}
+		if sealedAt > 0 {
+			break
+		}
+	}
+	if !(openedAt > 0 && openedAt < preconfirmedAt && preconfirmedAt < sealedAt) {
+		t.Fatalf("log entries of block %d: opened at %d, the transaction pre-confirmed at %d, sealed at %d; want them in that order", receipt.BlockNumber, openedAt, preconfirmedAt, sealedAt)
+	}
+}

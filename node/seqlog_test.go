@@ -1,0 +1,80 @@
+package node
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+
+	"github.com/stocknode/stocknode/internal/testchain"
+	"github.com/stocknode/stocknode/node/pending"
+	"github.com/stocknode/stocknode/node/seqlog"
+)
+
+// TestLevelLog: a start brings the log level with the database: a new log
+// starts at the head, a log behind gets the database's later blocks, and a
+// log ahead of the database or of another chain stops the node with what
+// to do.
+func TestLevelLog(t *testing.T) {
+	e := testchain.New(t, testchain.Config{BlockTime: 20 * time.Millisecond})
+	e.Run()
+	e.WaitFor("block 6", func(s *pending.Snapshot) bool { return s.Head.NumberU64() >= 6 })
+	e.Stop()
+	bc := e.Chain.BlockChain()
+	head := e.Chain.Head().Number.Uint64()
+	n := &Node{chain: e.Chain, log: testchain.Quiet(), cfg: Config{DataDir: "/data"}}
+	ctx := context.Background()
+	sealed := func(number uint64) seqlog.Sealed {
+		block := bc.GetBlockByNumber(number)
+		s, err := seqlog.NewSealed(block, bc.GetReceiptsByHash(block.Hash()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	open := func(entries ...seqlog.Entry) *seqlog.Log {
+		l, err := seqlog.Open(ctx, seqlog.Config{ChainID: e.ChainID.Uint64(), InMemory: true}, testchain.Quiet())
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(l.Close)
+		for _, entry := range entries {
+			if _, err := l.Append(ctx, entry); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return l
+	}
+
+	if err := n.levelLog(ctx, open()); err != nil {
+		t.Fatalf("a new log: %v", err)
+	}
+	behind := open(sealed(3))
+	if err := n.levelLog(ctx, behind); err != nil {
+		t.Fatalf("a log behind: %v", err)
+	}
+	last, err := behind.LastOf(ctx, seqlog.KindSealed)
+	if err != nil || last.Entry.(seqlog.Sealed).Number != head || last.Seq != 1+head-3 {
+		t.Fatalf("after levelling a log at block 3: last sealed %+v (seq %d), %v; want block %d at seq %d", last.Entry, last.Seq, err, head, 1+head-3)
+	}
+
+	ahead := sealed(head)
+	ahead.Number, ahead.Hash = head+5, common.Hash{1}
+	foreign := sealed(2)
+	foreign.Hash = common.Hash{2}
+	for _, tt := range []struct {
+		name  string
+		entry seqlog.Sealed
+		says  string
+	}{
+		{"ahead of the database", ahead, "the log is not this datadir's"},
+		{"another chain", foreign, "belongs to another chain"},
+	} {
+		err := n.levelLog(ctx, open(tt.entry))
+		if err == nil || !strings.Contains(err.Error(), tt.says) || !strings.Contains(err.Error(), "move /data/nats aside") {
+			t.Errorf("%s: %v, want an error saying %q and what to do", tt.name, err, tt.says)
+		}
+	}
+}
