@@ -10,8 +10,9 @@ import (
 
 // TestBrowser drives the explorer and the faucet page in headless Chromium
 // (browser/*.test.mjs, puppeteer-core) against a node with the default
-// 200 ms blocks (and one sealing every 2 s), as a newcomer on `make run` would use them. Screenshots go
-// to e2e/artifacts/screenshots (not committed; CI keeps them).
+// 200 ms blocks (and one sealing every 4 s), as a newcomer on `make run`
+// would use them. Screenshots go to e2e/artifacts/screenshots (not
+// committed; CI keeps them).
 //
 // Chromium is $STOCKNODE_CHROMIUM or Debian's chromium on PATH; `make test`
 // installs it (scripts/ensure-chromium.sh).
@@ -26,9 +27,9 @@ func TestBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	n := startNode(t)
-	// A node that seals every 2 s shows a pre-confirmed transaction long
+	// A node that seals every 4 s shows a pre-confirmed transaction long
 	// enough before its block to see it in the page.
-	slow := startNode(t, "--block-time", "2s", "--preconf-interval", "200ms")
+	slow := startNode(t, "--block-time", "4s", "--preconf-interval", "200ms")
 	files, err := filepath.Glob(filepath.Join("browser", "*.test.mjs"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no browser/*.test.mjs files (%v)", err)
