@@ -11,17 +11,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 count=${COUNT:-100000}
 busy=0xB0B0000000000000000000000000000000000001
-go build -o bin/stocknode ./cmd/stocknode
-go build -o bin/loadtest ./loadtest
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-url="http://127.0.0.1:$port"
-bin/stocknode --dev --http.port "$port" --verbosity 2 >/dev/null 2>&1 &
-pid=$!
-trap 'kill -INT $pid 2>/dev/null; wait $pid 2>/dev/null || true' EXIT
-for _ in $(seq 100); do
-	curl -sf "$url/health" >/dev/null && break
-	sleep 0.2
-done
+source scripts/devnode.sh
 received() { curl -sf "$url/address/$busy" | sed -nE 's/.*<dd>([0-9]+) transactions,.*/\1/p'; }
 while [ "$(received)" -lt "$count" ]; do
 	bin/loadtest flood -url "$url" -to "$busy" -accounts 1024 -senders 32 -duration 10s -receipt-sample 0 >/dev/null

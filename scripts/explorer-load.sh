@@ -15,18 +15,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${ROUNDS:-5}
 page_rate=${PAGE_RATE:-100}
-go build -o bin/stocknode ./cmd/stocknode
-go build -o bin/loadtest ./loadtest
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-url="http://127.0.0.1:$port"
-bin/stocknode --dev --http.port "$port" --verbosity 2 >/dev/null 2>&1 &
-pid=$!
+source scripts/devnode.sh
 out=$(mktemp -d)
-trap 'kill -INT $pid 2>/dev/null; wait $pid 2>/dev/null || true; rm -rf "$out"' EXIT
-for _ in $(seq 100); do
-	curl -sf "$url/health" >/dev/null && break
-	sleep 0.2
-done
+trap 'kill -INT $devnode_pid 2>/dev/null; wait $devnode_pid 2>/dev/null || true; rm -rf "$out"' EXIT
 # History for the pages: a short flood of transfers among dev accounts.
 bin/loadtest flood -url "$url" -accounts 256 -senders 16 -duration 4s >/dev/null
 rpc() { curl -sf -H 'content-type: application/json' -d "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"$1\",\"params\":$2}" "$url" | python3 -c 'import json,sys; print(json.load(sys.stdin)["result"]'"$3"')'; }

@@ -9,20 +9,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${ROUNDS:-5}
-go build -o bin/stocknode ./cmd/stocknode
-go build -o bin/loadtest ./loadtest
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-bin/stocknode --dev --http.port "$port" --verbosity 2 >/dev/null 2>&1 &
-pid=$!
-trap 'kill -INT $pid 2>/dev/null; wait $pid 2>/dev/null || true' EXIT
-for _ in $(seq 100); do
-	curl -sf "http://127.0.0.1:$port/health" >/dev/null && break
-	sleep 0.2
-done
+source scripts/devnode.sh
 declare -A runs
 for r in $(seq "$rounds"); do
 	for m in rest getBalance; do
-		line=$(bin/loadtest http -url "http://127.0.0.1:$port" -method "$m" -c 64 -duration 6s | head -1)
+		line=$(bin/loadtest http -url "$url" -method "$m" -c 64 -duration 6s | head -1)
 		echo "round $r: $line"
 		runs[$m]+="$(echo "$line" | sed -E 's/.*: ([0-9]+) req\/s.*/\1/') "
 	done
