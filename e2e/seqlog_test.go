@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"math/big"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -95,5 +96,59 @@ func TestSequencerLogOverNATS(t *testing.T) {
 	}
 	if !(openedAt > 0 && openedAt < preconfirmedAt && preconfirmedAt < sealedAt) {
 		t.Fatalf("log entries of block %d: opened at %d, the transaction pre-confirmed at %d, sealed at %d; want them in that order", receipt.BlockNumber, openedAt, preconfirmedAt, sealedAt)
+	}
+}
+
+// TestPreconfirmationSurvivesKill is the user story: a transfer
+// seen in pending, the node killed before its block seals, restarted: the
+// transfer is pending again at once, and then sealed in the block it was
+// promised to.
+func TestPreconfirmationSurvivesKill(t *testing.T) {
+	dir := t.TempDir()
+	args := []string{"--dev=false", "--datadir", dir, "--block-time", "6s", "--preconf-interval", "100ms", "--preview.examples=false"}
+	n := startNode(t, args...)
+	client, _ := n.dial(t)
+	ctx := testContext(t, 40*time.Second)
+	keys, err := chain.DevKeys(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	to := freshAddress(t)
+	nonce, err := client.PendingNonceAt(ctx, crypto.PubkeyToAddress(keys[0].PublicKey))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx, err := types.SignNewTx(keys[0], types.LatestSignerForChainID(big.NewInt(chain.PreviewChainID)), &types.DynamicFeeTx{
+		ChainID: big.NewInt(chain.PreviewChainID), Nonce: nonce, GasTipCap: big.NewInt(params.GWei), GasFeeCap: big.NewInt(100 * params.GWei),
+		Gas: params.TxGas, To: &to, Value: big.NewInt(12345),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := client.SendTransaction(ctx, tx); err != nil {
+		t.Fatal(err)
+	}
+	pendingHas := func() bool {
+		b, err := client.PendingBalanceAt(ctx, to)
+		return err == nil && b.Int64() == 12345
+	}
+	poll(t, ctx, "the transfer in pending", pendingHas)
+	head, err := client.BlockNumber(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n.kill()
+
+	n = startNode(t, args...)
+	client, _ = n.dial(t)
+	// Within a second of the start, far inside the 6 s block: the pool
+	// keeps nothing across a kill, so only the log can have brought it back.
+	poll(t, testContext(t, time.Second), "the pre-confirmed transfer pending again after kill -9 and a restart", pendingHas)
+	receipt := waitSealed(t, ctx, client, tx.Hash())
+	if receipt.BlockNumber.Uint64() != head+1 {
+		t.Errorf("the transfer sealed in block %d, want %d, the block it was pre-confirmed in", receipt.BlockNumber, head+1)
+	}
+	if !strings.Contains(n.tail(0), "Resumed the block being built from the log") {
+		t.Errorf("no resume line in the log:\n%s", n.tail(30))
 	}
 }

@@ -37,6 +37,10 @@ func (n *Node) openLog(ctx context.Context) error {
 		l.Close()
 		return err
 	}
+	if err := n.resumeFromLog(ctx, l); err != nil {
+		l.Close()
+		return err
+	}
 	n.seqlog = l
 	n.seq.SetJournal(&logJournal{log: l})
 	attrs := []any{"stream", seqlog.StreamName(cfg.ChainID)}
@@ -90,6 +94,59 @@ func (n *Node) levelLog(ctx context.Context, l *seqlog.Log) error {
 			return fmt.Errorf("sequencer log: append block %d the database holds: %w", number, err)
 		}
 		n.log.Info("Appended a sealed block the log lacked (the previous run stopped between commit and log)", "number", number)
+	}
+	return nil
+}
+
+// resumeFromLog finds, after the log's last sealed block, the block the
+// previous run opened on the database's head and the transactions its
+// pre-confirmations executed, and has the sequencer resume it: a
+// pre-confirmation survives a crash. A block opened again (a run that
+// stopped before pre-confirming anything, or a rebuilt one) supersedes the
+// earlier opening.
+func (n *Node) resumeFromLog(ctx context.Context, l *seqlog.Log) error {
+	from := uint64(1)
+	if last, err := l.LastOf(ctx, seqlog.KindSealed); err == nil {
+		from = last.Seq + 1
+	} else if !errors.Is(err, seqlog.ErrEmpty) {
+		return err
+	}
+	info, err := l.Info(ctx)
+	if err != nil {
+		return err
+	}
+	if from > info.LastSeq {
+		return nil // nothing after the last sealed block
+	}
+	from = max(from, info.FirstSeq) // a log whose sealed blocks aged out
+	head := n.chain.Head()
+	var (
+		opened *seqlog.Opened
+		txs    types.Transactions
+		ticks  int
+	)
+	for rec, err := range l.Read(ctx, from) {
+		if err != nil {
+			return fmt.Errorf("sequencer log: read the block being built: %w", err)
+		}
+		switch e := rec.Entry.(type) {
+		case seqlog.Opened:
+			if e.Number == head.Number.Uint64()+1 && e.ParentHash == head.Hash() {
+				opened, txs, ticks = &e, nil, 0
+			}
+		case seqlog.Preconfirmed:
+			if opened == nil || e.PayloadID != opened.PayloadID {
+				continue
+			}
+			more, err := seqlog.DecodeTxs(e.Transactions)
+			if err != nil {
+				return fmt.Errorf("sequencer log: entry %d: %w", rec.Seq, err)
+			}
+			txs, ticks = append(txs, more...), int(e.Index)+1
+		}
+	}
+	if opened != nil {
+		n.seq.Resume(opened.Header(), txs, ticks)
 	}
 	return nil
 }

@@ -80,6 +80,15 @@ func openBlock(c *chain.Chain, parent *types.Block, timestamp uint64, coinbase c
 		header.ExcessBlobGas = &excess
 		header.ParentBeaconRoot = new(common.Hash) // no beacon chain: the zero root, as geth's dev mode
 	}
+	return newBuilder(c, parent, header)
+}
+
+// newBuilder starts building the block of header on parent: a new block
+// (openBlock), or the one a previous run opened, resumed from the log
+// with its logged header.
+func newBuilder(c *chain.Chain, parent *types.Block, header *types.Header) (*builder, error) {
+	config := c.Config()
+	ph := parent.Header()
 	stateReader, err := c.StateReader(ph.Root)
 	if err != nil {
 		return nil, fmt.Errorf("state of block %d: %w", ph.Number, err)
@@ -103,6 +112,7 @@ func openBlock(c *chain.Chain, parent *types.Block, timestamp uint64, coinbase c
 		base:    base,
 	}
 	hooked := state.NewHookedState(st, b.hooks())
+	coinbase := header.Coinbase
 	b.evm = vm.NewEVM(core.NewEVMBlockContext(header, c.BlockChain(), &coinbase), hooked, config, vm.Config{})
 	core.PreExecution(context.Background(), header.ParentBeaconRoot, ph, config, b.evm, header.Number, header.Time)
 	return b, nil

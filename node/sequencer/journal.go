@@ -1,6 +1,8 @@
 package sequencer
 
 import (
+	"fmt"
+
 	"github.com/ethereum/go-ethereum/core/types"
 
 	"github.com/stocknode/stocknode/node/pending"
@@ -26,3 +28,43 @@ type Journal interface {
 
 // SetJournal registers j; call it before Run.
 func (s *Sequencer) SetJournal(j Journal) { s.journal = j }
+
+// resumed is the block a previous run was building, as its log holds it.
+type resumed struct {
+	header *types.Header
+	txs    types.Transactions
+	ticks  int
+}
+
+// Resume makes Run's first block the one a previous run was building and
+// pre-confirmed before it stopped: header as the run opened it, txs as its
+// pre-confirmations executed them, ticks how many it published. Run
+// executes them again, in that order, on the same parent (the result is
+// the same: same state, same environment), so every promise the previous
+// run made is kept; they are already in the journal and not logged again.
+// Ignored when the head is no longer header's parent. Call before Run.
+func (s *Sequencer) Resume(header *types.Header, txs types.Transactions, ticks int) {
+	s.resume = &resumed{header: header, txs: txs, ticks: ticks}
+}
+
+// openResumed rebuilds the resumed block on parent; nil when there is none
+// for this parent.
+func (s *Sequencer) openResumed(parent *types.Block) (*builder, error) {
+	r := s.resume
+	s.resume = nil
+	if r == nil || r.header.ParentHash != parent.Hash() {
+		return nil, nil
+	}
+	b, err := newBuilder(s.chain, parent, types.CopyHeader(r.header))
+	if err != nil {
+		return nil, fmt.Errorf("resume block %d: %w", r.header.Number, err)
+	}
+	for i, tx := range r.txs {
+		if err := b.apply(tx); err != nil {
+			return nil, fmt.Errorf("resume block %d: pre-confirmed transaction %d (%s) no longer executes: %w", r.header.Number, i, tx.Hash(), err)
+		}
+	}
+	b.logged, b.ticks = len(r.txs), r.ticks
+	s.log.Info("Resumed the block being built from the log: its pre-confirmed transactions are kept", "number", r.header.Number, "txs", len(r.txs))
+	return b, nil
+}

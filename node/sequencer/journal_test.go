@@ -14,6 +14,7 @@ import (
 
 	"github.com/stocknode/stocknode/node/chain"
 	"github.com/stocknode/stocknode/node/pending"
+	"github.com/stocknode/stocknode/node/txpool"
 )
 
 // recorder is a Journal that keeps what it was given, and the order of its
@@ -23,6 +24,7 @@ type recorder struct {
 	events  []string // "opened N", "preconf N", "sealed N", "announced N"
 	txs     map[uint64]types.Transactions
 	sealed  map[uint64]*types.Block
+	headers map[uint64]*types.Header
 	failAt  int // fail the n-th Preconfirmed (1-based); 0: never
 	preconf int
 }
@@ -30,6 +32,11 @@ type recorder struct {
 var errJournalDown = errors.New("journal down")
 
 func (r *recorder) Opened(h *types.Header) error {
+	r.mu.Lock()
+	if r.headers != nil {
+		r.headers[h.Number.Uint64()] = h
+	}
+	r.mu.Unlock()
 	r.add("opened", h.Number.Uint64())
 	return nil
 }
@@ -158,5 +165,76 @@ func TestJournalErrorStops(t *testing.T) {
 	}
 	if snap.Pending.Index != 1 {
 		t.Fatalf("published up to pre-confirmation %d, want 1 (the third was refused)", snap.Pending.Index)
+	}
+}
+
+// TestResumeKeepsPreconfirmations: a sequencer resumed with the header and
+// transactions another run logged rebuilds that very block (same
+// environment, same transactions in the same order) before anything else,
+// logs none of it again, and seals it.
+func TestResumeKeepsPreconfirmations(t *testing.T) {
+	e := newEnv(t)
+	cfg := Config{BlockTime: 5 * time.Second, PreconfInterval: 20 * time.Millisecond, GasCeil: chain.PreviewGasLimit}
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	first := &recorder{txs: map[uint64]types.Transactions{}, sealed: map[uint64]*types.Block{}, headers: map[uint64]*types.Header{}}
+	seq, err := New(cfg, e.chain, e.pool, e.store, quiet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seq.SetJournal(first)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- seq.Run(ctx) }()
+	for i := range uint64(3) {
+		if err := e.pool.Add(e.transfer(0, i, e.addr(1), 1)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e.waitFor("three pre-confirmed", 5*time.Second, func(s *pending.Snapshot) bool { return len(s.Pending.Transactions) == 3 })
+	cancel() // a crash: the block is never sealed
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	first.mu.Lock()
+	header, txs, ticks := first.headers[1], first.txs[1], first.preconf
+	first.mu.Unlock()
+
+	// The next run: a pool that lost everything, as after kill -9.
+	pool, err := txpool.New(e.chain, txpool.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	second := &recorder{txs: map[uint64]types.Transactions{}, sealed: map[uint64]*types.Block{}, headers: map[uint64]*types.Header{}}
+	store := new(pending.Store)
+	seq, err = New(Config{BlockTime: 200 * time.Millisecond, PreconfInterval: 20 * time.Millisecond, GasCeil: chain.PreviewGasLimit}, e.chain, pool, store, quiet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seq.SetJournal(second)
+	seq.Resume(header, txs, ticks)
+	ctx, cancel = context.WithCancel(context.Background())
+	defer cancel()
+	go func() { done <- seq.Run(ctx) }()
+	deadline := time.Now().Add(5 * time.Second)
+	for e.chain.Head().Number.Uint64() < 1 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	block := e.chain.BlockChain().GetBlockByNumber(1)
+	if block == nil {
+		t.Fatal("the resumed block was not sealed")
+	}
+	if block.MixDigest() != header.MixDigest || block.Time() != header.Time || len(block.Transactions()) != 3 {
+		t.Fatalf("sealed block 1: prevrandao %s time %d, %d txs; want the resumed %s, %d, 3", block.MixDigest(), block.Time(), len(block.Transactions()), header.MixDigest, header.Time)
+	}
+	for i, tx := range block.Transactions() {
+		if tx.Hash() != txs[i].Hash() {
+			t.Fatalf("transaction %d: %s, want %s", i, tx.Hash(), txs[i].Hash())
+		}
+	}
+	second.mu.Lock()
+	defer second.mu.Unlock()
+	if second.headers[1] != nil || len(second.txs[1]) != 0 {
+		t.Errorf("the resumed block was logged again: opened %v, %d transactions", second.headers[1] != nil, len(second.txs[1]))
 	}
 }

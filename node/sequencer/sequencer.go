@@ -79,7 +79,8 @@ type Sequencer struct {
 	log      *slog.Logger
 	now      func() time.Time
 	listener Listener
-	journal  Journal // nil: decisions are announced without a log
+	journal  Journal  // nil: decisions are announced without a log
+	resume   *resumed // the block to resume building (Resume), until Run opens it
 
 	seq uint64 // snapshots published
 }
@@ -134,7 +135,10 @@ func (s *Sequencer) Run(ctx context.Context) error {
 		defer sub.Unsubscribe()
 	}
 	opened := s.now()
-	b, err := s.open(s.currentHead(), opened)
+	b, err := s.openResumed(s.currentHead())
+	if err == nil && b == nil {
+		b, err = s.open(s.currentHead(), opened)
+	}
 	if err != nil {
 		return err
 	}
