@@ -2,20 +2,11 @@ package node
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"path/filepath"
 
-	"github.com/ethereum/go-ethereum/core/types"
-
-	"github.com/stocknode/stocknode/node/pending"
 	"github.com/stocknode/stocknode/node/seqlog"
 )
-
-// maxLogCatchUp bounds the sealed blocks a start appends to a log that is
-// behind the database (normally one: a crash between the commit and the
-// append); more means the log is not this datadir's.
-const maxLogCatchUp = 1024
 
 // openLog opens the sequencer's log (node/seqlog: an embedded JetStream
 // under <datadir>/nats, in memory with --dev, or --nats.url), brings it
@@ -57,134 +48,4 @@ func (n *Node) openLog(ctx context.Context) error {
 	}
 	n.log.Info("Sequencer log on NATS JetStream", attrs...)
 	return nil
-}
-
-// levelLog checks that the log's last sealed block is the database's block
-// of that number, and appends the database's later blocks to the log. A new
-// log starts at the database's head.
-func (n *Node) levelLog(ctx context.Context, l *seqlog.Log) error {
-	last, err := l.LastOf(ctx, seqlog.KindSealed)
-	if errors.Is(err, seqlog.ErrEmpty) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	sealed := last.Entry.(seqlog.Sealed)
-	head := n.chain.Head().Number.Uint64()
-	bc := n.chain.BlockChain()
-	switch {
-	case sealed.Number > head:
-		return fmt.Errorf("sequencer log: it holds sealed block %d, the database only up to %d: the log is not this datadir's (use the datadir it was written from, or move %s aside to start a new log)",
-			sealed.Number, head, filepath.Join(n.cfg.DataDir, "nats"))
-	case bc.GetCanonicalHash(sealed.Number) != sealed.Hash:
-		return fmt.Errorf("sequencer log: its sealed block %d is %s, the database's %s: the log belongs to another chain (move %s aside to start a new log)",
-			sealed.Number, sealed.Hash, bc.GetCanonicalHash(sealed.Number), filepath.Join(n.cfg.DataDir, "nats"))
-	case head-sealed.Number > maxLogCatchUp:
-		return fmt.Errorf("sequencer log: it ends at block %d, %d blocks behind the database's head %d: not this datadir's log (move %s aside to start a new log)",
-			sealed.Number, head-sealed.Number, head, filepath.Join(n.cfg.DataDir, "nats"))
-	}
-	for number := sealed.Number + 1; number <= head; number++ {
-		block := bc.GetBlockByNumber(number)
-		entry, err := seqlog.NewSealed(block, bc.GetReceiptsByHash(block.Hash()))
-		if err != nil {
-			return err
-		}
-		if _, err := l.Append(ctx, entry); err != nil {
-			return fmt.Errorf("sequencer log: append block %d the database holds: %w", number, err)
-		}
-		n.log.Info("Appended a sealed block the log lacked (the previous run stopped between commit and log)", "number", number)
-	}
-	return nil
-}
-
-// resumeFromLog finds, after the log's last sealed block, the block the
-// previous run opened on the database's head and the transactions its
-// pre-confirmations executed, and has the sequencer resume it: a
-// pre-confirmation survives a crash. A block opened again (a run that
-// stopped before pre-confirming anything, or a rebuilt one) supersedes the
-// earlier opening.
-func (n *Node) resumeFromLog(ctx context.Context, l *seqlog.Log) error {
-	from := uint64(1)
-	if last, err := l.LastOf(ctx, seqlog.KindSealed); err == nil {
-		from = last.Seq + 1
-	} else if !errors.Is(err, seqlog.ErrEmpty) {
-		return err
-	}
-	info, err := l.Info(ctx)
-	if err != nil {
-		return err
-	}
-	if from > info.LastSeq {
-		return nil // nothing after the last sealed block
-	}
-	from = max(from, info.FirstSeq) // a log whose sealed blocks aged out
-	head := n.chain.Head()
-	var (
-		opened *seqlog.Opened
-		txs    types.Transactions
-		ticks  int
-	)
-	for rec, err := range l.Read(ctx, from) {
-		if err != nil {
-			return fmt.Errorf("sequencer log: read the block being built: %w", err)
-		}
-		switch e := rec.Entry.(type) {
-		case seqlog.Opened:
-			if e.Number == head.Number.Uint64()+1 && e.ParentHash == head.Hash() {
-				opened, txs, ticks = &e, nil, 0
-			}
-		case seqlog.Preconfirmed:
-			if opened == nil || e.PayloadID != opened.PayloadID {
-				continue
-			}
-			more, err := seqlog.DecodeTxs(e.Transactions)
-			if err != nil {
-				return fmt.Errorf("sequencer log: entry %d: %w", rec.Seq, err)
-			}
-			txs, ticks = append(txs, more...), int(e.Index)+1
-		}
-	}
-	if opened != nil {
-		n.seq.Resume(opened.Header(), txs, ticks)
-	}
-	return nil
-}
-
-// logJournal writes the sequencer's decisions to the log (sequencer.Journal).
-// It runs on the sequencer's goroutine; each append waits for JetStream's
-// acknowledgement, bounded by seqlog.Config.AckTimeout.
-type logJournal struct {
-	log     *seqlog.Log
-	payload seqlog.PayloadID
-}
-
-func (j *logJournal) Opened(h *types.Header) error {
-	j.payload = seqlog.NewPayloadID(h)
-	_, err := j.log.Append(context.Background(), seqlog.NewOpened(h, j.payload))
-	return err
-}
-
-func (j *logJournal) Preconfirmed(b *pending.Block, txs types.Transactions) error {
-	raw, err := seqlog.EncodeTxs(txs)
-	if err != nil {
-		return err
-	}
-	_, err = j.log.Append(context.Background(), seqlog.Preconfirmed{
-		Number:       b.Header.Number.Uint64(),
-		PayloadID:    j.payload,
-		Index:        uint64(b.Index),
-		GasUsed:      b.Header.GasUsed,
-		Transactions: raw,
-	})
-	return err
-}
-
-func (j *logJournal) Sealed(block *types.Block, receipts types.Receipts) error {
-	entry, err := seqlog.NewSealed(block, receipts)
-	if err != nil {
-		return err
-	}
-	_, err = j.log.Append(context.Background(), entry)
-	return err
 }
