@@ -152,3 +152,46 @@ func TestPreconfirmationSurvivesKill(t *testing.T) {
 		t.Errorf("no resume line in the log:\n%s", n.tail(30))
 	}
 }
+
+// TestAcceptedSurvivesKill: a transfer accepted (eth_sendRawTransaction
+// answered its hash) but not yet pre-confirmed when the node is killed is
+// pooled again at the restart and pre-confirmed at once.
+func TestAcceptedSurvivesKill(t *testing.T) {
+	dir := t.TempDir()
+	// No eager pre-confirmation and one tick per block: a transfer waits
+	// for the block's end, 6 s, to be pre-confirmed.
+	args := []string{"--dev=false", "--datadir", dir, "--block-time", "6s", "--preconf-interval", "6s", "--preconf-min-gap", "0", "--preview.examples=false"}
+	n := startNode(t, args...)
+	client, _ := n.dial(t)
+	ctx := testContext(t, 40*time.Second)
+	keys, err := chain.DevKeys(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	to := freshAddress(t)
+	nonce, err := client.PendingNonceAt(ctx, crypto.PubkeyToAddress(keys[0].PublicKey))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx, err := types.SignNewTx(keys[0], types.LatestSignerForChainID(big.NewInt(chain.PreviewChainID)), &types.DynamicFeeTx{
+		ChainID: big.NewInt(chain.PreviewChainID), Nonce: nonce, GasTipCap: big.NewInt(params.GWei), GasFeeCap: big.NewInt(100 * params.GWei),
+		Gas: params.TxGas, To: &to, Value: big.NewInt(777),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := client.SendTransaction(ctx, tx); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := client.PendingBalanceAt(ctx, to); err != nil || b.Sign() != 0 {
+		t.Fatalf("the transfer is pre-confirmed already (%v, %v): the test needs it only accepted", b, err)
+	}
+	n.kill()
+
+	n = startNode(t, args...)
+	client, _ = n.dial(t)
+	poll(t, testContext(t, 2*time.Second), "the accepted transfer pre-confirmed after kill -9 and a restart", func() bool {
+		b, err := client.PendingBalanceAt(ctx, to)
+		return err == nil && b.Int64() == 777
+	})
+}

@@ -87,22 +87,23 @@ type Config struct {
 
 // Node is a running chain endpoint.
 type Node struct {
-	cfg    Config
-	log    *slog.Logger
-	chain  *chain.Chain
-	pool   *txpool.Pool
-	store  *pending.Store
-	seq    *sequencer.Sequencer
-	calls  *pool.Pool
-	rpc    *rpc.Server
-	http   *httpserver.Server
-	hub    *ws.Hub // nil when the WebSocket endpoint is off
-	stocks *stocks.Index
-	reg    *metrics.Registry
-	faucet *ecdsa.PrivateKey
-	drips  *faucet.Faucet
-	index  *index.Index // nil with the explorer off
-	seqlog *seqlog.Log  // nil with block production off
+	cfg     Config
+	log     *slog.Logger
+	chain   *chain.Chain
+	pool    *txpool.Pool
+	store   *pending.Store
+	seq     *sequencer.Sequencer
+	calls   *pool.Pool
+	rpc     *rpc.Server
+	http    *httpserver.Server
+	hub     *ws.Hub // nil when the WebSocket endpoint is off
+	stocks  *stocks.Index
+	reg     *metrics.Registry
+	faucet  *ecdsa.PrivateKey
+	drips   *faucet.Faucet
+	index   *index.Index // nil with the explorer off
+	seqlog  *seqlog.Log  // nil with block production off
+	accepts *acceptLog   // records the pool's acceptances in seqlog
 
 	faucetDerived  bool
 	examplesIssued bool // this start put the example tokens in the pool
@@ -175,6 +176,9 @@ func (n *Node) start(seqCfg sequencer.Config) error {
 
 // closeLog closes the sequencer's log, if it is open.
 func (n *Node) closeLog() {
+	if n.accepts != nil {
+		n.accepts.stop()
+	}
 	if n.seqlog != nil {
 		n.seqlog.Close()
 	}

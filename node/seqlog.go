@@ -28,12 +28,16 @@ func (n *Node) openLog(ctx context.Context) error {
 		l.Close()
 		return err
 	}
-	if err := n.resumeFromLog(ctx, l); err != nil {
+	accepted, err := n.resumeFromLog(ctx, l)
+	if err != nil {
 		l.Close()
 		return err
 	}
 	n.seqlog = l
 	n.seq.SetJournal(&logJournal{log: l})
+	n.accepts = startAcceptLog(l)
+	n.pool.OnAccepted(n.accepts.accept)
+	n.repool(accepted)
 	attrs := []any{"stream", seqlog.StreamName(cfg.ChainID)}
 	switch {
 	case len(cfg.URLs) > 0:

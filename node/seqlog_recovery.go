@@ -60,31 +60,33 @@ func (n *Node) levelLog(ctx context.Context, l *seqlog.Log) error {
 // pre-confirmations executed, and has the sequencer resume it: a
 // pre-confirmation survives a crash. A block opened again (a run that
 // stopped before pre-confirming anything, or a rebuilt one) supersedes the
-// earlier opening.
-func (n *Node) resumeFromLog(ctx context.Context, l *seqlog.Log) error {
+// earlier opening. It returns the transactions accepted since the last
+// sealed block, for the pool (repool).
+func (n *Node) resumeFromLog(ctx context.Context, l *seqlog.Log) (types.Transactions, error) {
 	from := uint64(1)
 	if last, err := l.LastOf(ctx, seqlog.KindSealed); err == nil {
 		from = last.Seq + 1
 	} else if !errors.Is(err, seqlog.ErrEmpty) {
-		return err
+		return nil, err
 	}
 	info, err := l.Info(ctx)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if from > info.LastSeq {
-		return nil // nothing after the last sealed block
+		return nil, nil // nothing after the last sealed block
 	}
 	from = max(from, info.FirstSeq) // a log whose sealed blocks aged out
 	head := n.chain.Head()
 	var (
-		opened *seqlog.Opened
-		txs    types.Transactions
-		ticks  int
+		opened   *seqlog.Opened
+		txs      types.Transactions
+		ticks    int
+		accepted types.Transactions
 	)
 	for rec, err := range l.Read(ctx, from) {
 		if err != nil {
-			return fmt.Errorf("sequencer log: read the block being built: %w", err)
+			return nil, fmt.Errorf("sequencer log: read the block being built: %w", err)
 		}
 		switch e := rec.Entry.(type) {
 		case seqlog.Opened:
@@ -97,13 +99,35 @@ func (n *Node) resumeFromLog(ctx context.Context, l *seqlog.Log) error {
 			}
 			more, err := seqlog.DecodeTxs(e.Transactions)
 			if err != nil {
-				return fmt.Errorf("sequencer log: entry %d: %w", rec.Seq, err)
+				return nil, fmt.Errorf("sequencer log: entry %d: %w", rec.Seq, err)
 			}
 			txs, ticks = append(txs, more...), int(e.Index)+1
+		case seqlog.Accepted:
+			more, err := seqlog.DecodeTxs(e.Transactions)
+			if err != nil {
+				return nil, fmt.Errorf("sequencer log: entry %d: %w", rec.Seq, err)
+			}
+			accepted = append(accepted, more...)
 		}
 	}
 	if opened != nil {
 		n.seq.Resume(opened.Header(), txs, ticks)
 	}
-	return nil
+	return accepted, nil
+}
+
+// repool gives the pool again the transactions the log says were accepted
+// since the last sealed block: those the resumed block holds, or a sealed
+// one, are refused (nonce too low) and that is fine; the others were
+// accepted but not yet pre-confirmed when the previous run stopped.
+func (n *Node) repool(txs types.Transactions) {
+	kept := 0
+	for _, tx := range txs {
+		if n.pool.Add(tx) == nil {
+			kept++
+		}
+	}
+	if kept > 0 {
+		n.log.Info("Pooled again the transactions the log says were accepted since the last sealed block", "txs", kept)
+	}
 }

@@ -35,8 +35,9 @@ type Config struct {
 
 // Pool accepts transactions for the sequencer.
 type Pool struct {
-	chain *chain.Chain
-	pool  *gethpool.TxPool
+	chain    *chain.Chain
+	pool     *gethpool.TxPool
+	accepted func(*types.Transaction) error // OnAccepted; nil: nobody is told
 }
 
 // New starts a pool that follows c's head.
@@ -82,8 +83,21 @@ func (p *Pool) Add(tx *types.Transaction) error {
 	// sync: return once the transaction is promoted, so the pending nonce a
 	// wallet asks for next already counts it (two sends in a row would
 	// otherwise share a nonce). Concurrent adds share one promotion pass.
-	return p.pool.Add([]*types.Transaction{tx}, true)[0]
+	if err := p.pool.Add([]*types.Transaction{tx}, true)[0]; err != nil {
+		return err
+	}
+	if p.accepted != nil {
+		if err := p.accepted(tx); err != nil {
+			return fmt.Errorf("the transaction is pooled, but the sequencer's log did not take it (it may still be included): %w", err)
+		}
+	}
+	return nil
 }
+
+// OnAccepted has every transaction the pool accepts handed to f before Add
+// returns (the sequencer's log records acceptances, so a crash keeps
+// them); f's error is Add's. Set it before the pool is shared.
+func (p *Pool) OnAccepted(f func(*types.Transaction) error) { p.accepted = f }
 
 // checkFeeCap rejects a transaction that cannot pay the base fee of the block
 // being built. legacypool would queue it until the base fee falls; with a

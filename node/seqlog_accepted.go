@@ -1,0 +1,97 @@
+package node
+
+import (
+	"context"
+	"errors"
+
+	"github.com/ethereum/go-ethereum/core/types"
+
+	"github.com/stocknode/stocknode/node/seqlog"
+)
+
+// maxAcceptBatch bounds the transactions one Accepted entry holds.
+const maxAcceptBatch = 512
+
+// acceptLog records the transactions the pool accepts in the sequencer's
+// log before eth_sendRawTransaction answers, so that one accepted but not
+// yet pre-confirmed when the node crashes is pooled again at the restart.
+// Senders waiting at once share one append (group commit): a synced append
+// costs about 0.3 ms, so one per transaction would cap a flood at a few
+// thousand a second; one per batch costs each send one append's wait.
+type acceptLog struct {
+	log    *seqlog.Log
+	reqs   chan acceptReq
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+type acceptReq struct {
+	raw []byte
+	err chan error
+}
+
+var errLogClosed = errors.New("the sequencer's log is closed")
+
+func startAcceptLog(l *seqlog.Log) *acceptLog {
+	ctx, cancel := context.WithCancel(context.Background())
+	a := &acceptLog{log: l, reqs: make(chan acceptReq, maxAcceptBatch), cancel: cancel, done: make(chan struct{})}
+	go a.run(ctx)
+	return a
+}
+
+// accept records tx (txpool.Pool.OnAccepted).
+func (a *acceptLog) accept(tx *types.Transaction) error {
+	raw, err := tx.MarshalBinary()
+	if err != nil {
+		return err
+	}
+	req := acceptReq{raw: raw, err: make(chan error, 1)}
+	select {
+	case a.reqs <- req:
+	case <-a.done:
+		return errLogClosed
+	}
+	select {
+	case err := <-req.err:
+		return err
+	case <-a.done:
+		return errLogClosed
+	}
+}
+
+// run appends what waits, one entry per batch, until ctx ends.
+func (a *acceptLog) run(ctx context.Context) {
+	defer close(a.done)
+	batch := make([]acceptReq, 0, maxAcceptBatch)
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case req := <-a.reqs:
+			batch = append(batch[:0], req)
+		}
+	more:
+		for len(batch) < maxAcceptBatch {
+			select {
+			case req := <-a.reqs:
+				batch = append(batch, req)
+			default:
+				break more
+			}
+		}
+		raws := make([][]byte, len(batch))
+		for i, req := range batch {
+			raws[i] = req.raw
+		}
+		_, err := a.log.Append(ctx, seqlog.Accepted{Transactions: raws})
+		for _, req := range batch {
+			req.err <- err
+		}
+	}
+}
+
+// stop ends run; waiting senders get errLogClosed.
+func (a *acceptLog) stop() {
+	a.cancel()
+	<-a.done
+}
