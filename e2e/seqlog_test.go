@@ -10,8 +10,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/ethclient"
 	"github.com/ethereum/go-ethereum/params"
 
 	"github.com/stocknode/stocknode/node/chain"
@@ -36,26 +38,8 @@ func TestSequencerLogOverNATS(t *testing.T) {
 	})
 	client, _ := n.dial(t)
 	ctx := testContext(t, 20*time.Second)
-	keys, err := chain.DevKeys(1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	from := crypto.PubkeyToAddress(keys[0].PublicKey)
-	nonce, err := client.PendingNonceAt(ctx, from)
-	if err != nil {
-		t.Fatal(err)
-	}
 	to := freshAddress(t)
-	tx, err := types.SignNewTx(keys[0], types.LatestSignerForChainID(big.NewInt(chain.PreviewChainID)), &types.DynamicFeeTx{
-		ChainID: big.NewInt(chain.PreviewChainID), Nonce: nonce, GasTipCap: big.NewInt(params.GWei), GasFeeCap: big.NewInt(100 * params.GWei),
-		Gas: params.TxGas, To: &to, Value: big.NewInt(1),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := client.SendTransaction(ctx, tx); err != nil {
-		t.Fatal(err)
-	}
+	tx := sendTransfer(t, ctx, client, to, 1)
 	receipt := waitSealed(t, ctx, client, tx.Hash())
 
 	l, err := seqlog.Open(ctx, seqlog.Config{ChainID: chain.PreviewChainID, URLs: []string{url}}, slog.New(slog.NewTextHandler(io.Discard, nil)))
@@ -109,25 +93,8 @@ func TestPreconfirmationSurvivesKill(t *testing.T) {
 	n := startNode(t, args...)
 	client, _ := n.dial(t)
 	ctx := testContext(t, 40*time.Second)
-	keys, err := chain.DevKeys(1)
-	if err != nil {
-		t.Fatal(err)
-	}
 	to := freshAddress(t)
-	nonce, err := client.PendingNonceAt(ctx, crypto.PubkeyToAddress(keys[0].PublicKey))
-	if err != nil {
-		t.Fatal(err)
-	}
-	tx, err := types.SignNewTx(keys[0], types.LatestSignerForChainID(big.NewInt(chain.PreviewChainID)), &types.DynamicFeeTx{
-		ChainID: big.NewInt(chain.PreviewChainID), Nonce: nonce, GasTipCap: big.NewInt(params.GWei), GasFeeCap: big.NewInt(100 * params.GWei),
-		Gas: params.TxGas, To: &to, Value: big.NewInt(12345),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := client.SendTransaction(ctx, tx); err != nil {
-		t.Fatal(err)
-	}
+	tx := sendTransfer(t, ctx, client, to, 12345)
 	pendingHas := func() bool {
 		b, err := client.PendingBalanceAt(ctx, to)
 		return err == nil && b.Int64() == 12345
@@ -164,25 +131,8 @@ func TestAcceptedSurvivesKill(t *testing.T) {
 	n := startNode(t, args...)
 	client, _ := n.dial(t)
 	ctx := testContext(t, 40*time.Second)
-	keys, err := chain.DevKeys(1)
-	if err != nil {
-		t.Fatal(err)
-	}
 	to := freshAddress(t)
-	nonce, err := client.PendingNonceAt(ctx, crypto.PubkeyToAddress(keys[0].PublicKey))
-	if err != nil {
-		t.Fatal(err)
-	}
-	tx, err := types.SignNewTx(keys[0], types.LatestSignerForChainID(big.NewInt(chain.PreviewChainID)), &types.DynamicFeeTx{
-		ChainID: big.NewInt(chain.PreviewChainID), Nonce: nonce, GasTipCap: big.NewInt(params.GWei), GasFeeCap: big.NewInt(100 * params.GWei),
-		Gas: params.TxGas, To: &to, Value: big.NewInt(777),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := client.SendTransaction(ctx, tx); err != nil {
-		t.Fatal(err)
-	}
+	sendTransfer(t, ctx, client, to, 777)
 	if b, err := client.PendingBalanceAt(ctx, to); err != nil || b.Sign() != 0 {
 		t.Fatalf("the transfer is pre-confirmed already (%v, %v): the test needs it only accepted", b, err)
 	}
@@ -194,4 +144,28 @@ func TestAcceptedSurvivesKill(t *testing.T) {
 		b, err := client.PendingBalanceAt(ctx, to)
 		return err == nil && b.Int64() == 777
 	})
+}
+
+// sendTransfer sends value wei from the first development account to to.
+func sendTransfer(t *testing.T, ctx context.Context, client *ethclient.Client, to common.Address, value int64) *types.Transaction {
+	t.Helper()
+	keys, err := chain.DevKeys(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nonce, err := client.PendingNonceAt(ctx, crypto.PubkeyToAddress(keys[0].PublicKey))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx, err := types.SignNewTx(keys[0], types.LatestSignerForChainID(big.NewInt(chain.PreviewChainID)), &types.DynamicFeeTx{
+		ChainID: big.NewInt(chain.PreviewChainID), Nonce: nonce, GasTipCap: big.NewInt(params.GWei), GasFeeCap: big.NewInt(100 * params.GWei),
+		Gas: params.TxGas, To: &to, Value: big.NewInt(value),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := client.SendTransaction(ctx, tx); err != nil {
+		t.Fatal(err)
+	}
+	return tx
 }
