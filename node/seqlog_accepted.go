@@ -9,8 +9,13 @@ import (
 	"github.com/stocknode/stocknode/node/seqlog"
 )
 
-// maxAcceptBatch bounds the transactions one Accepted entry holds.
-const maxAcceptBatch = 512
+// maxAcceptBatch and maxAcceptBytes bound one Accepted entry: half the
+// log's largest entry (seqlog.DefaultMaxEntryBytes), and a pooled
+// transaction (at most 128 KiB) always fits alone.
+const (
+	maxAcceptBatch = 512
+	maxAcceptBytes = seqlog.DefaultMaxEntryBytes / 2
+)
 
 // acceptLog records the transactions the pool accepts in the sequencer's
 // log before eth_sendRawTransaction answers, so that one accepted but not
@@ -62,23 +67,19 @@ func (a *acceptLog) accept(tx *types.Transaction) error {
 // run appends what waits, one entry per batch, until ctx ends.
 func (a *acceptLog) run(ctx context.Context) {
 	defer close(a.done)
-	batch := make([]acceptReq, 0, maxAcceptBatch)
+	var carry *acceptReq // the request that did not fit the last batch
 	for {
-		select {
-		case <-ctx.Done():
-			return
-		case req := <-a.reqs:
-			batch = append(batch[:0], req)
-		}
-	more:
-		for len(batch) < maxAcceptBatch {
+		first := carry
+		if first == nil {
 			select {
+			case <-ctx.Done():
+				return
 			case req := <-a.reqs:
-				batch = append(batch, req)
-			default:
-				break more
+				first = &req
 			}
 		}
+		var batch []acceptReq
+		batch, carry = a.collect(*first)
 		raws := make([][]byte, len(batch))
 		for i, req := range batch {
 			raws[i] = req.raw
@@ -88,6 +89,25 @@ func (a *acceptLog) run(ctx context.Context) {
 			req.err <- err
 		}
 	}
+}
+
+// collect makes a batch of first and what else waits, up to
+// maxAcceptBatch transactions and maxAcceptBytes; a request that would
+// overflow it is returned to start the next one.
+func (a *acceptLog) collect(first acceptReq) (batch []acceptReq, carry *acceptReq) {
+	batch, size := []acceptReq{first}, len(first.raw)
+	for len(batch) < maxAcceptBatch {
+		select {
+		case req := <-a.reqs:
+			if size+len(req.raw) > maxAcceptBytes {
+				return batch, &req
+			}
+			batch, size = append(batch, req), size+len(req.raw)
+		default:
+			return batch, nil
+		}
+	}
+	return batch, nil
 }
 
 // stop ends run; waiting senders get errLogClosed.
