@@ -11,9 +11,8 @@ import (
 // fastRPC is a JSON-RPC client over a fasthttp.HostClient (keep-alive
 // connections, safe for concurrent use), for the flood and its pollers.
 type fastRPC struct {
-	client     *fasthttp.HostClient
-	uri, host  string
-	maxRespLen int
+	client    *fasthttp.HostClient
+	uri, host string
 }
 
 func newFastRPC(rawURL string, conns int) (*fastRPC, error) {

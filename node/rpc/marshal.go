@@ -2,7 +2,6 @@ package rpc
 
 import (
 	"math/big"
-	"strconv"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
@@ -230,6 +229,3 @@ func marshalReceipt(receipt *types.Receipt, blockHash common.Hash, number uint64
 	}
 	return fields
 }
-
-// quantity formats n as a JSON quantity string for map-built results.
-func quantity(n uint64) string { return "0x" + strconv.FormatUint(n, 16) }

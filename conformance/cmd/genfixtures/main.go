@@ -69,9 +69,8 @@ func main() {
 type fixture struct {
 	method, name, comment string
 	params                []any
-	result                any    // used when err == nil
-	err                   obj    // expected error object
-	rawParams             string // when set, sent verbatim as "params"
+	result                any // used when err == nil
+	err                   obj // expected error object
 }
 
 type gen struct {
