@@ -2,6 +2,7 @@ package faucet
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -120,7 +121,12 @@ func (f *Faucet) drip(ctx *fasthttp.RequestCtx) {
 		writeError(ctx, err)
 		return
 	}
-	tx, err := f.dripTo(ctx, to)
+	req := DripRequest{To: to, Client: f.client(ctx), Captcha: string(ctx.Request.Header.Peek(CaptchaHeader))}
+	if f.b.Remote != nil {
+		writeResult(ctx, f.b.Remote(ctx, req))
+		return
+	}
+	tx, err := f.dripTo(ctx, req)
 	if err != nil {
 		writeError(ctx, err)
 		return
@@ -182,9 +188,9 @@ func parseDrip(body []byte) (common.Address, error) {
 	return addr, nil
 }
 
-// dripTo sends a drip to `to` within the cooldowns of `to` and the client.
-func (f *Faucet) dripTo(ctx *fasthttp.RequestCtx, to common.Address) (*types.Transaction, error) {
-	client := f.client(ctx)
+// dripTo sends a drip to req.To within the cooldowns of req.To and the client.
+func (f *Faucet) dripTo(ctx context.Context, req DripRequest) (*types.Transaction, error) {
+	to, client := req.To, req.Client
 	res, w, err := f.cools.reserve(addressKey(to), clientKey(client))
 	if err != nil {
 		return nil, unavailable("%v; retry in a moment", err)
@@ -192,7 +198,7 @@ func (f *Faucet) dripTo(ctx *fasthttp.RequestCtx, to common.Address) (*types.Tra
 	if w != nil {
 		return nil, tooSoon(w)
 	}
-	tx, err := f.transfer(ctx, client, to)
+	tx, err := f.transfer(ctx, req)
 	if err != nil {
 		res.release()
 		return nil, err
@@ -215,9 +221,9 @@ func tooSoon(w *wait) *apiError {
 }
 
 // transfer verifies the captcha, then prices, signs and pools the drip.
-func (f *Faucet) transfer(ctx *fasthttp.RequestCtx, client netip.Addr, to common.Address) (*types.Transaction, error) {
+func (f *Faucet) transfer(ctx context.Context, req DripRequest) (*types.Transaction, error) {
 	if f.captcha != nil {
-		err := f.captcha.verify(ctx, string(ctx.Request.Header.Peek(CaptchaHeader)), client)
+		err := f.captcha.verify(ctx, req.Captcha, req.Client)
 		if errors.Is(err, errCaptcha) {
 			return nil, &apiError{status: fasthttp.StatusForbidden, code: apistatus.PermissionDenied, msg: err.Error()}
 		}
@@ -229,7 +235,7 @@ func (f *Faucet) transfer(ctx *fasthttp.RequestCtx, client netip.Addr, to common
 	if snap == nil {
 		return nil, unavailable("the node is starting; retry in a moment")
 	}
-	t, err := f.signer.plan(snap, to, f.cfg.Amount)
+	t, err := f.signer.plan(snap, req.To, f.cfg.Amount)
 	if err == nil {
 		var tx *types.Transaction
 		if tx, err = f.signer.send(t); err == nil {

@@ -96,6 +96,9 @@ type Backend struct {
 	// StaleAfter is the head age beyond which the chain has halted (the
 	// node's /health limit); 0 when block production is off.
 	StaleAfter time.Duration
+	// Remote, on a read replica, takes the drips to the sequencer's
+	// faucet; Pool is then not needed, and this faucet keeps no cooldowns.
+	Remote Remote
 }
 
 // Faucet serves the faucet API. It is safe for concurrent use.
@@ -118,7 +121,7 @@ func New(cfg Config, b Backend, log *slog.Logger) (*Faucet, error) {
 	if err != nil {
 		return nil, err
 	}
-	if b.Snapshots == nil || b.Key == nil || b.ChainID == nil || b.Pool == nil {
+	if b.Snapshots == nil || b.Key == nil || b.ChainID == nil || (b.Pool == nil && b.Remote == nil) {
 		return nil, errors.New("faucet: the backend lacks its pool, snapshots, chain ID or key")
 	}
 	f := &Faucet{
@@ -129,11 +132,14 @@ func New(cfg Config, b Backend, log *slog.Logger) (*Faucet, error) {
 	if !cfg.Enabled {
 		return f, nil
 	}
+	f.captcha = newCaptcha(cfg.Captcha)
+	if b.Remote != nil {
+		return f, nil
+	}
 	if f.cools, err = openCooldowns(cfg.Dir, cfg.Cooldown, time.Now, log); err != nil {
 		return nil, err
 	}
 	f.signer = newSigner(b.Pool, b.Key, b.ChainID, cfg.Tip, cfg.ContractGas)
-	f.captcha = newCaptcha(cfg.Captcha)
 	return f, nil
 }
 

@@ -30,7 +30,23 @@ type RPC interface {
 }
 
 // Health reports the chain head for GET /health.
-type Health func() (head uint64, age time.Duration, stale bool)
+type Health func() HealthStatus
+
+// HealthStatus is what GET /health reports: 503 when Stale.
+type HealthStatus struct {
+	Head  uint64
+	Age   time.Duration // of the head's timestamp
+	Stale bool
+	// Replica is a read replica's lag behind the sequencer's log; nil on
+	// the sequencer.
+	Replica *ReplicaLag
+}
+
+// ReplicaLag is how far a read replica is behind the sequencer.
+type ReplicaLag struct {
+	Entries uint64        // log entries not yet applied
+	Lag     time.Duration // from the last applied entry's logging to its application
+}
 
 // Config is the front end's configuration.
 type Config struct {
@@ -302,14 +318,18 @@ func isJSON(ct []byte) bool {
 }
 
 func (s *Server) serveHealth(ctx *fasthttp.RequestCtx) {
-	head, age, stale := s.health()
+	h := s.health()
 	status := fasthttp.StatusOK
-	if stale {
+	if h.Stale {
 		status = fasthttp.StatusServiceUnavailable
 	}
 	ctx.SetStatusCode(status)
 	ctx.SetContentType("application/json")
-	fmt.Fprintf(ctx, `{"head":%d,"age":%q,"ageSeconds":%.3f,"stale":%t}`, head, age.Round(time.Millisecond).String(), age.Seconds(), stale)
+	fmt.Fprintf(ctx, `{"head":%d,"age":%q,"ageSeconds":%.3f,"stale":%t`, h.Head, h.Age.Round(time.Millisecond).String(), h.Age.Seconds(), h.Stale)
+	if r := h.Replica; r != nil {
+		fmt.Fprintf(ctx, `,"replica":{"behindEntries":%d,"lagSeconds":%.3f}`, r.Entries, r.Lag.Seconds())
+	}
+	ctx.WriteString("}")
 }
 
 func (s *Server) cors(ctx *fasthttp.RequestCtx) {

@@ -54,7 +54,7 @@ func serve(t *testing.T, s *Server) string {
 	return "http://" + s.Addr().String()
 }
 
-func healthy() (uint64, time.Duration, bool) { return 42, 300 * time.Millisecond, false }
+func healthy() HealthStatus { return HealthStatus{Head: 42, Age: 300 * time.Millisecond} }
 
 func post(t *testing.T, url, contentType, body string, header map[string]string) *http.Response {
 	t.Helper()
@@ -173,15 +173,27 @@ func TestCORS(t *testing.T) {
 
 func TestHealthAndRoutes(t *testing.T) {
 	stale := false
-	url := start(t, DefaultConfig(), echoRPC{}, func() (uint64, time.Duration, bool) { return 7, time.Second, stale })
-	resp, err := http.Get(url + "/health")
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode != 200 || !strings.Contains(string(body), `"head":7`) {
-		t.Fatalf("health: %d %s", resp.StatusCode, body)
+	var replica *ReplicaLag
+	url := start(t, DefaultConfig(), echoRPC{}, func() HealthStatus {
+		return HealthStatus{Head: 7, Age: time.Second, Stale: stale, Replica: replica}
+	})
+	for _, tc := range []struct {
+		replica *ReplicaLag
+		want    string
+	}{
+		{nil, `{"head":7,"age":"1s","ageSeconds":1.000,"stale":false}`},
+		{&ReplicaLag{Entries: 3, Lag: 12 * time.Millisecond}, `{"head":7,"age":"1s","ageSeconds":1.000,"stale":false,"replica":{"behindEntries":3,"lagSeconds":0.012}}`},
+	} {
+		replica = tc.replica
+		resp, err := http.Get(url + "/health")
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 || string(body) != tc.want {
+			t.Fatalf("health: %d %s, want %s", resp.StatusCode, body, tc.want)
+		}
 	}
 	stale = true
 	if resp, _ := http.Get(url + "/health"); resp.StatusCode != 503 {

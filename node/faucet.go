@@ -16,13 +16,17 @@ func (n *Node) startFaucet(listeners *sequencer.Listeners) error {
 	if !n.cfg.Dev {
 		cfg.Dir = filepath.Join(n.cfg.DataDir, "faucet")
 	}
-	f, err := faucet.New(cfg, faucet.Backend{
+	b := faucet.Backend{
 		Pool:       n.pool,
 		Snapshots:  n.store,
 		ChainID:    n.chain.Config().ChainID,
 		Key:        n.faucet,
 		StaleAfter: n.staleAfter(),
-	}, n.log)
+	}
+	if n.relay != nil { // a replica: the sequencer's faucet drips
+		b.Remote = n.relay.Drip
+	}
+	f, err := faucet.New(cfg, b, n.log)
 	if err != nil {
 		return err // names its flag or the database
 	}

@@ -21,6 +21,8 @@ import (
 	"github.com/stocknode/stocknode/metrics"
 	"github.com/stocknode/stocknode/node/chain"
 	"github.com/stocknode/stocknode/node/pending"
+	"github.com/stocknode/stocknode/node/relay"
+	"github.com/stocknode/stocknode/node/replica"
 	"github.com/stocknode/stocknode/node/rpc"
 	"github.com/stocknode/stocknode/node/seqlog"
 	"github.com/stocknode/stocknode/node/sequencer"
@@ -79,6 +81,12 @@ type Config struct {
 	// Log configures the sequencer's log (its Dir and InMemory follow the
 	// datadir and Dev); blocks are produced only with it.
 	Log seqlog.Config
+	// Follow makes the node a read replica of the sequencer whose log
+	// Log.URLs reach (node/replica): it produces no blocks, replays the
+	// log, and relays transactions and drips to the sequencer, waiting
+	// RelayTimeout at most for its answer (0: relay.DefaultTimeout).
+	Follow       bool
+	RelayTimeout time.Duration
 	// FDLimit is the process's file-descriptor limit (0: unknown). Unless
 	// HTTP.MaxConns is set, connections are capped at what it leaves after
 	// the database's handles and a reserve (connBudget).
@@ -104,6 +112,13 @@ type Node struct {
 	index   *index.Index // nil with the explorer off
 	seqlog  *seqlog.Log  // nil with block production off
 	accepts *acceptLog   // records the pool's acceptances in seqlog
+
+	// A sequencer with its log serves relayServer; a replica follows the
+	// log with follower (seq is then nil) and relays through relay.
+	relayServer *relay.Server
+	replay      *sequencer.Replayer
+	follower    *replica.Follower
+	relay       *relay.Client
 
 	faucetDerived  bool
 	examplesIssued bool // this start put the example tokens in the pool
@@ -142,7 +157,11 @@ func New(cfg Config, log *slog.Logger) (*Node, error) {
 	if seqCfg.GasCeil == 0 {
 		seqCfg.GasCeil = n.chain.Head().GasLimit
 	}
-	if err := n.start(seqCfg); err != nil {
+	start := func() error { return n.start(seqCfg) }
+	if cfg.Follow {
+		start = n.startReplica
+	}
+	if err := start(); err != nil {
 		n.closeLog()
 		n.pool.Close()
 		n.chain.Close()
@@ -176,6 +195,9 @@ func (n *Node) start(seqCfg sequencer.Config) error {
 
 // closeLog closes the sequencer's log, if it is open.
 func (n *Node) closeLog() {
+	if n.relayServer != nil {
+		n.relayServer.Close()
+	}
 	if n.accepts != nil {
 		n.accepts.stop()
 	}
@@ -204,7 +226,15 @@ func (n *Node) startAPI() error {
 		n.http.Handle("/ws", n.hub.Handler)
 		listeners = append(listeners, n.hub)
 	}
-	n.seq.SetListener(listeners)
+	if n.follower != nil {
+		n.replay.SetListener(listeners)
+	} else {
+		n.seq.SetListener(listeners)
+	}
+	if err := n.serveRelay(); err != nil {
+		n.closeServices()
+		return err
+	}
 	if err := n.http.Listen(); err != nil {
 		n.closeServices()
 		return err
@@ -248,8 +278,7 @@ func (n *Node) registerGauges() {
 		return 0
 	})
 	r.Gauge("chain_head_age_seconds", "Wall-clock age of the latest block's timestamp.", func() float64 {
-		_, age, _ := n.health()
-		return age.Seconds()
+		return n.health().Age.Seconds()
 	})
 	r.Gauge("pending_snapshot_age_seconds", "Time since the last pending snapshot was published.", func() float64 {
 		if snap := n.store.Load(); snap != nil {
@@ -274,22 +303,35 @@ func (n *Node) registerGauges() {
 	r.Gauge("http_connections_refused", "Connections refused at --http.maxconns or --http.maxconns-per-ip since start.", func() float64 { _, refused := n.http.Conns(); return float64(refused) })
 	r.Gauge("ws_connections", "Open WebSocket connections.", func() float64 { c, _, _ := n.WSStats(); return float64(c) })
 	r.Gauge("ws_subscriptions", "Live eth_subscribe subscriptions.", func() float64 { _, s, _ := n.WSStats(); return float64(s) })
+	if f := n.follower; f != nil {
+		r.Gauge("replica_lag_entries", "Entries of the sequencer's log stored after the last one this replica applied.", func() float64 { e, _, _ := f.Lag(); return float64(e) })
+		r.Gauge("replica_lag_seconds", "Time from the logging of the last entry this replica applied to its application.", func() float64 { _, d, _ := f.Lag(); return d.Seconds() })
+		r.Gauge("replica_applied_sequence", "Sequence of the last log entry this replica applied.", func() float64 { _, _, s := f.Lag(); return float64(s) })
+	}
 	r.Gauge("ws_slow_dropped", "WebSocket subscribers closed for falling behind since start.", func() float64 { _, _, d := n.WSStats(); return float64(d) })
 }
 
 // Metrics is the node's metrics registry (served by --metrics).
 func (n *Node) Metrics() *metrics.Registry { return n.reg }
 
-// health reports the head's age; with block production on, a head older
-// than ten block times (at least 5 s: timestamps count seconds) is stale.
-func (n *Node) health() (uint64, time.Duration, bool) {
+// health reports the head's age (and a replica's lag); with block
+// production on, a head older than ten block times (at least 5 s:
+// timestamps count seconds) is stale.
+func (n *Node) health() httpserver.HealthStatus {
+	var h httpserver.HealthStatus
+	if n.follower != nil {
+		entries, lag, _ := n.follower.Lag()
+		h.Replica = &httpserver.ReplicaLag{Entries: entries, Lag: lag}
+	}
 	snap := n.store.Load()
 	if snap == nil {
-		return 0, 0, true
+		h.Stale = true
+		return h
 	}
-	age := time.Since(time.Unix(int64(snap.Head.Time()), 0))
+	h.Head, h.Age = snap.Head.NumberU64(), time.Since(time.Unix(int64(snap.Head.Time()), 0))
 	limit := n.staleAfter()
-	return snap.Head.NumberU64(), age, limit > 0 && age > limit
+	h.Stale = limit > 0 && h.Age > limit
+	return h
 }
 
 // staleAfter is the head age beyond which the chain is stale: ten block
@@ -388,7 +430,12 @@ func (n *Node) Run(ctx context.Context) error {
 	if n.index != nil {
 		n.log.Info("Explorer listening", "url", scheme+"://"+n.HTTPAddr()+"/")
 	}
-	err := n.seq.Run(ctx)
+	var err error
+	if n.follower != nil {
+		err = n.follower.Run(ctx)
+	} else {
+		err = n.seq.Run(ctx)
+	}
 	cancel()
 	// Running calls end now: a connection does not close while its reader
 	// is inside one, and the hub waits for every connection.
@@ -422,9 +469,12 @@ func (n *Node) logStart() {
 			"elapsed", common.PrettyDuration(r.Took))
 	}
 	n.log.Info("Connection limits", "maxconns", n.cfg.HTTP.MaxConns, "perIP", n.cfg.HTTP.MaxConnsPerIP, "ws", n.cfg.WS.MaxConns, "fdLimit", n.cfg.FDLimit)
-	if n.cfg.Sequencer.BlockTime == 0 {
+	switch {
+	case n.follower != nil:
+		n.log.Info("Read replica (--follow): blocks and pre-confirmations come from the sequencer's log; transactions and drips are relayed to it")
+	case n.cfg.Sequencer.BlockTime == 0:
 		n.log.Info("Block production off (--block-time 0): serving the chain as it is")
-	} else {
+	default:
 		n.log.Info("Sequencing", "blockTime", n.cfg.Sequencer.BlockTime, "preconfInterval", n.cfg.Sequencer.PreconfInterval)
 	}
 }

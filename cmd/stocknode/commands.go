@@ -82,6 +82,9 @@ func runNode(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		fmt.Fprintf(stderr, "unexpected arguments: %v\n", fs.Args())
 		return errUsage
 	}
+	if err := checkFollow(&cfg); err != nil {
+		return err
+	}
 	if cfg.Sequencer.BlockTime > 0 && cfg.Sequencer.PreconfInterval > cfg.Sequencer.BlockTime {
 		return fmt.Errorf("--preconf-interval %v exceeds --block-time %v", cfg.Sequencer.PreconfInterval, cfg.Sequencer.BlockTime)
 	}

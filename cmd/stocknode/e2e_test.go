@@ -300,6 +300,9 @@ func TestBadLogFlags(t *testing.T) {
 	}{
 		{[]string{"--nats.replicas", "2"}, "Replicas 2 needs an external NATS cluster"},
 		{[]string{"--nats.listen", "nope"}, `Listen "nope" is not host:port`},
+		{[]string{"--follow"}, "--follow needs --nats.url"},
+		{[]string{"--follow", "--nats.url", "nats://127.0.0.1:1", "--nats.listen", "127.0.0.1:0"}, "--follow and --nats.listen do not go together"},
+		{[]string{"--follow", "--nats.url", "nats://127.0.0.1:1", "--follow.relay-timeout", "0s"}, "--follow.relay-timeout 0s must be positive"},
 	} {
 		out, err := exec.Command(binary, append([]string{"--dev", "--http.port", "0"}, tt.args...)...).CombinedOutput()
 		if err == nil || !strings.Contains(string(out), tt.says) || !strings.Contains(string(out), "--nats.") {

@@ -68,6 +68,11 @@ type Config struct {
 	// StartTimeout bounds the embedded server's start, including the
 	// recovery of its store.
 	StartTimeout time.Duration
+
+	// Reader opens the log to read it only (a replica, with URLs): the
+	// stream is never created, Open waits for the sequencer to create it,
+	// and Append is refused.
+	Reader bool
 }
 
 func (c Config) embedded() bool { return len(c.URLs) == 0 }
@@ -105,7 +110,9 @@ func (c Config) Validate() error {
 	if c.ChainID == 0 {
 		errs = append(errs, errors.New("ChainID is required: it names the stream"))
 	}
-	if c.embedded() {
+	if c.Reader && c.embedded() {
+		errs = append(errs, errors.New("a reader (a replica) needs URLs: the sequencer's NATS server or cluster"))
+	} else if c.embedded() {
 		errs = append(errs, c.validateEmbedded()...)
 	} else {
 		errs = append(errs, c.validateExternal()...)

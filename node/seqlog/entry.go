@@ -55,11 +55,13 @@ type Entry interface {
 }
 
 // Record is an entry as stored: its stream sequence and the time JetStream
-// stored it.
+// stored it. Pending, on a record Read or Follow delivered, counts the
+// entries stored after it at delivery (how far the reader is behind).
 type Record struct {
-	Seq   uint64
-	Time  time.Time
-	Entry Entry
+	Seq     uint64
+	Time    time.Time
+	Pending uint64
+	Entry   Entry
 }
 
 // PayloadID names one block being built, as the engine API's payload id

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -21,6 +22,9 @@ var ErrFenced = errors.New("sequencer log: another writer appended (fenced)")
 // ErrTruncated is returned by Read and Follow when the entries asked for are
 // no longer in the log (retention dropped them).
 var ErrTruncated = errors.New("sequencer log: entries dropped by retention")
+
+// ErrReader is returned by Append on a log opened with Config.Reader.
+var ErrReader = errors.New("sequencer log: opened to read only (a replica does not append)")
 
 // ErrEmpty is returned by Last when the log holds no entry.
 var ErrEmpty = errors.New("sequencer log: empty")
@@ -65,7 +69,11 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (*Log, error) {
 }
 
 func (l *Log) connect() error {
-	opts := []nats.Option{nats.Name("stocknode sequencer log"), nats.MaxReconnects(-1)}
+	name := "stocknode sequencer log"
+	if l.cfg.Reader {
+		name = "stocknode replica"
+	}
+	opts := []nats.Option{nats.Name(name), nats.MaxReconnects(-1)}
 	url := strings.Join(l.cfg.URLs, ",")
 	if l.cfg.embedded() {
 		srv, err := startServer(l.cfg, l.log)
@@ -98,7 +106,10 @@ func (l *Log) connect() error {
 func (l *Log) openStream(ctx context.Context) error {
 	sc := streamConfig(l.cfg)
 	stream, err := l.js.Stream(ctx, sc.Name)
-	if errors.Is(err, jetstream.ErrStreamNotFound) {
+	switch {
+	case errors.Is(err, jetstream.ErrStreamNotFound) && l.cfg.Reader:
+		stream, err = l.awaitStream(ctx, sc.Name)
+	case errors.Is(err, jetstream.ErrStreamNotFound):
 		stream, err = l.js.CreateStream(ctx, sc)
 	}
 	if err != nil {
@@ -121,6 +132,29 @@ func (l *Log) openStream(ctx context.Context) error {
 	l.opened = rec
 	return nil
 }
+
+// awaitStream waits for the sequencer to create the stream: a replica may
+// start first.
+func (l *Log) awaitStream(ctx context.Context, name string) (jetstream.Stream, error) {
+	l.log.Info("Waiting for the sequencer to create its log", "stream", name, "nats", l.nc.ConnectedUrlRedacted())
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("no stream %s yet (is the sequencer running, on this chain?): %w", name, ctx.Err())
+		case <-tick.C:
+		}
+		stream, err := l.js.Stream(ctx, name)
+		if !errors.Is(err, jetstream.ErrStreamNotFound) {
+			return stream, err
+		}
+	}
+}
+
+// Conn is the log's NATS connection, for request-reply beside the log
+// (node/relay).
+func (l *Log) Conn() *nats.Conn { return l.nc }
 
 // StreamName is the stream of a chain's log.
 func StreamName(chainID uint64) string { return "STOCKNODE_" + strconv.FormatUint(chainID, 10) }
@@ -174,6 +208,9 @@ func (l *Log) URL() string {
 // After any other error the entry may or may not be stored: retry Append
 // with the same entry (it is then not stored twice), or stop.
 func (l *Log) Append(ctx context.Context, e Entry) (uint64, error) {
+	if l.cfg.Reader {
+		return 0, ErrReader
+	}
 	data, err := encodeEntry(e)
 	if err != nil {
 		return 0, err
@@ -266,6 +303,9 @@ func (l *Log) LastOf(ctx context.Context, k Kind) (Record, error) {
 	}
 	return Record{Seq: msg.Sequence, Time: msg.Time, Entry: e}, nil
 }
+
+// Get returns the entry of sequence seq.
+func (l *Log) Get(ctx context.Context, seq uint64) (Record, error) { return l.get(ctx, seq) }
 
 func (l *Log) get(ctx context.Context, seq uint64) (Record, error) {
 	msg, err := l.stream.GetMsg(ctx, seq)

@@ -96,5 +96,5 @@ func (l *Log) next(ctx context.Context, msgs jetstream.MessagesContext, want uin
 	if err != nil {
 		return Record{}, fmt.Errorf("sequencer log: entry %d: %w", want, err)
 	}
-	return Record{Seq: want, Time: meta.Timestamp, Entry: e}, nil
+	return Record{Seq: want, Time: meta.Timestamp, Pending: meta.NumPending, Entry: e}, nil
 }

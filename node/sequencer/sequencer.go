@@ -13,7 +13,6 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core"
-	"github.com/ethereum/go-ethereum/core/state"
 	"github.com/ethereum/go-ethereum/core/types"
 
 	"github.com/stocknode/stocknode/node/chain"
@@ -72,17 +71,13 @@ type Listener interface {
 
 // Sequencer produces the chain's blocks and pending snapshots.
 type Sequencer struct {
-	cfg      Config
-	chain    *chain.Chain
-	pool     *txpool.Pool
-	store    *pending.Store
-	log      *slog.Logger
-	now      func() time.Time
-	listener Listener
-	journal  Journal  // nil: decisions are announced without a log
-	resume   *resumed // the block to resume building (Resume), until Run opens it
-
-	seq uint64 // snapshots published
+	publisher // its chain and pending store
+	cfg       Config
+	pool      *txpool.Pool
+	log       *slog.Logger
+	now       func() time.Time
+	journal   Journal  // nil: decisions are announced without a log
+	resume    *resumed // the block to resume building (Resume), until Run opens it
 }
 
 // New returns a sequencer; nothing runs until Run.
@@ -90,7 +85,7 @@ func New(cfg Config, c *chain.Chain, pool *txpool.Pool, store *pending.Store, lo
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	return &Sequencer{cfg: cfg, chain: c, pool: pool, store: store, log: log, now: time.Now}, nil
+	return &Sequencer{publisher: publisher{chain: c, store: store}, cfg: cfg, pool: pool, log: log, now: time.Now}, nil
 }
 
 // Listeners tells each of its listeners in turn.
@@ -109,9 +104,6 @@ func (ls Listeners) Preconfirmed(snap *pending.Snapshot) {
 		l.Preconfirmed(snap)
 	}
 }
-
-// SetListener registers l; call it before Run.
-func (s *Sequencer) SetListener(l Listener) { s.listener = l }
 
 // Run produces blocks until ctx ends. Before it returns, the first snapshot
 // is always published, so readers never see an empty store once Run started
@@ -212,21 +204,7 @@ func earliest(a, b time.Time) time.Time {
 // PublishHead publishes a snapshot of the current head with an empty pending
 // block, as a node that produces no blocks serves `pending` (geth: pending
 // equals latest when nothing is being built).
-func (s *Sequencer) PublishHead() error {
-	head := s.currentHead()
-	stateReader, err := s.chain.StateReader(head.Root())
-	if err != nil {
-		return fmt.Errorf("state of head %d: %w", head.NumberU64(), err)
-	}
-	reader := pending.NewCachedReader(stateReader)
-	s.publish(head, &pending.Block{Header: head.Header()}, reader, reader, nil)
-	return nil
-}
-
-func (s *Sequencer) currentHead() *types.Block {
-	h := s.chain.Head()
-	return s.chain.BlockChain().GetBlock(h.Hash(), h.Number.Uint64())
-}
+func (s *Sequencer) PublishHead() error { return s.publishHead(nil) }
 
 func (s *Sequencer) open(parent *types.Block, now time.Time) (*builder, error) {
 	b, err := openBlock(s.chain, parent, uint64(now.Unix()), s.cfg.Coinbase, s.cfg.GasCeil)
@@ -296,17 +274,4 @@ func (s *Sequencer) sealAndReopen(b *builder, now time.Time) (*builder, error) {
 	s.log.Info("Sealed block", "number", block.NumberU64(), "hash", block.Hash(), "txs", len(block.Transactions()),
 		"gas", block.GasUsed(), "elapsed", common.PrettyDuration(s.now().Sub(start)))
 	return next, nil
-}
-
-func (s *Sequencer) publish(head *types.Block, block *pending.Block, headReader, pendingReader state.Reader, sealed *types.Block) {
-	s.seq++
-	snap := pending.New(s.seq, head, block, s.chain.StateDatabase(), headReader, pendingReader, s.store.Load())
-	s.store.Publish(snap)
-	if s.listener == nil {
-		return
-	}
-	if sealed != nil {
-		s.listener.Sealed(snap, sealed)
-	}
-	s.listener.Preconfirmed(snap)
 }

@@ -38,6 +38,7 @@ type Pool struct {
 	chain    *chain.Chain
 	pool     *gethpool.TxPool
 	accepted func(*types.Transaction) error // OnAccepted; nil: nobody is told
+	forward  func(*types.Transaction) error // ForwardTo; nil: pooled here
 }
 
 // New starts a pool that follows c's head.
@@ -77,6 +78,9 @@ func (p *Pool) Add(tx *types.Transaction) error {
 	if tx.Type() == types.BlobTxType {
 		return ErrBlobTxNotSupported
 	}
+	if p.forward != nil {
+		return p.forward(tx)
+	}
 	if err := p.checkFeeCap(tx); err != nil {
 		return err
 	}
@@ -98,6 +102,11 @@ func (p *Pool) Add(tx *types.Transaction) error {
 // returns (the sequencer's log records acceptances, so a crash keeps
 // them); f's error is Add's. Set it before the pool is shared.
 func (p *Pool) OnAccepted(f func(*types.Transaction) error) { p.accepted = f }
+
+// ForwardTo has Add hand every transaction to f, whose error is Add's,
+// instead of pooling it here: a read replica forwards to the sequencer
+// (node/relay), whose pool decides. Set it before the pool is shared.
+func (p *Pool) ForwardTo(f func(*types.Transaction) error) { p.forward = f }
 
 // checkFeeCap rejects a transaction that cannot pay the base fee of the block
 // being built. legacypool would queue it until the base fee falls; with a

@@ -1,0 +1,53 @@
+package node
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/stocknode/stocknode/node/relay"
+	"github.com/stocknode/stocknode/node/replica"
+	"github.com/stocknode/stocknode/node/seqlog"
+	"github.com/stocknode/stocknode/node/sequencer"
+)
+
+// startReplica makes the node a read replica (--follow): it opens the
+// sequencer's log to read, replays it (node/replica) instead of producing
+// blocks, forwards transactions to the sequencer (node/relay), publishes
+// its head and binds the API.
+func (n *Node) startReplica() error {
+	cfg := n.cfg.Log
+	cfg.ChainID = n.chain.Config().ChainID.Uint64()
+	cfg.Reader = true
+	l, err := seqlog.Open(context.Background(), cfg, n.log)
+	if err != nil {
+		return fmt.Errorf("%w (flags: --follow, --nats.url)", err)
+	}
+	n.seqlog = l
+	n.replay = sequencer.NewReplayer(n.chain, n.store, n.log)
+	n.follower = replica.New(l, n.replay, n.chain, n.log)
+	n.relay = relay.NewClient(l.Conn(), cfg.ChainID, n.cfg.RelayTimeout)
+	n.pool.ForwardTo(n.relay.Send)
+	n.log.Info("Read replica of the sequencer's log on NATS JetStream", "stream", seqlog.StreamName(cfg.ChainID), "nats", l.URL())
+	if err := n.replay.PublishHead(); err != nil {
+		return err
+	}
+	return n.startAPI()
+}
+
+// serveRelay answers replicas' relayed transactions and drips, on a
+// sequencer with its log.
+func (n *Node) serveRelay() error {
+	if n.seqlog == nil || n.follower != nil {
+		return nil
+	}
+	h := relay.Handlers{Send: n.pool.Add}
+	if n.drips != nil && n.cfg.Faucet.Enabled {
+		h.Drip = n.drips.Drip
+	}
+	s, err := relay.Serve(n.seqlog.Conn(), n.chain.Config().ChainID.Uint64(), h, 0, n.log)
+	if err != nil {
+		return err
+	}
+	n.relayServer = s
+	return nil
+}
