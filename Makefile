@@ -5,7 +5,7 @@ BIN     := bin/stocknode
 DATADIR ?= ./stocknode-data
 ARGS    ?=
 
-.PHONY: build run dev test test-short vet clean contracts conformance bench profile loadtest compare abuse index-bench rest-load explorer-load busy-address
+.PHONY: build run dev test test-short vet clean contracts conformance bench profile loadtest compare abuse index-bench rest-load explorer-load busy-address replica-bench
 
 build:
 	$(GO) build -o $(BIN) ./cmd/stocknode
@@ -76,6 +76,10 @@ busy-address:
 ## explorer-load: eth_getBalance requests/s with and without explorer page traffic beside it on one fresh node (ROUNDS=5), medians, their ratio and the pages' render p50/p99.
 explorer-load:
 	bash scripts/explorer-load.sh
+
+## replica-bench: the sequencer log's cost (flood against the tree before it, ROUNDS=3), a read replica's lag under a RATE=5000 transfers/s flood, CPU per sealed block and per log reader, and its read throughput against the sequencer's.
+replica-bench:
+	bash scripts/replica-bench.sh
 
 ## rest-load: Tokenized Stocks REST requests/s against eth_getBalance requests/s on one fresh node, alternating rounds (ROUNDS=5), medians and their ratio.
 rest-load:

@@ -225,6 +225,9 @@ func (n *Node) startAPI() error {
 		n.hub = ws.New(n.cfg.WS, n.rpc, n.chain, n.log)
 		n.http.Handle("/ws", n.hub.Handler)
 		listeners = append(listeners, n.hub)
+		if n.follower != nil {
+			listeners = append(listeners, &preconfirmedTxs{hub: n.hub})
+		}
 	}
 	if n.follower != nil {
 		n.replay.SetListener(listeners)
@@ -410,7 +413,9 @@ func (n *Node) Run(ctx context.Context) error {
 	hubDone := make(chan struct{})
 	if n.hub != nil {
 		go func() { defer close(hubDone); n.hub.Run(ctx) }()
-		go n.hub.WatchPool(ctx, n.pool)
+		if n.follower == nil {
+			go n.hub.WatchPool(ctx, n.pool)
+		}
 	} else {
 		close(hubDone)
 	}

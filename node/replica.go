@@ -4,6 +4,9 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/ethereum/go-ethereum/core/types"
+
+	"github.com/stocknode/stocknode/node/pending"
 	"github.com/stocknode/stocknode/node/relay"
 	"github.com/stocknode/stocknode/node/replica"
 	"github.com/stocknode/stocknode/node/seqlog"
@@ -50,4 +53,30 @@ func (n *Node) serveRelay() error {
 	}
 	n.relayServer = s
 	return nil
+}
+
+// preconfirmedTxs announces, on a replica, the transactions each
+// pre-confirmation added as newPendingTransactions: a replica's pool stays
+// empty, and a transaction reaches it first pre-confirmed.
+type preconfirmedTxs struct {
+	hub interface {
+		NewTransactions([]*types.Transaction)
+	}
+	number uint64 // of the pending block last seen
+	seen   int    // its transactions announced
+}
+
+// Sealed implements sequencer.Listener.
+func (p *preconfirmedTxs) Sealed(*pending.Snapshot, *types.Block) {}
+
+// Preconfirmed implements sequencer.Listener.
+func (p *preconfirmedTxs) Preconfirmed(snap *pending.Snapshot) {
+	txs := snap.Pending.Transactions
+	if n := snap.Pending.Header.Number.Uint64(); n != p.number {
+		p.number, p.seen = n, 0
+	}
+	if len(txs) > p.seen {
+		p.hub.NewTransactions(txs[p.seen:])
+		p.seen = len(txs)
+	}
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
 
 	"github.com/stocknode/stocknode/node/chain"
 	"github.com/stocknode/stocknode/node/seqlog"
@@ -54,9 +55,13 @@ func (f *Follower) Lag() (entries uint64, d time.Duration, applied uint64) {
 	return f.behind.Load(), time.Duration(f.lagNanos.Load()), f.applied.Load()
 }
 
-// record is what the reading goroutine hands over.
+// record is what the reading goroutine hands over: with a
+// pre-confirmation, its transactions decoded and their senders recovered
+// (cached in each transaction), work that so overlaps the replay of the
+// entries before it.
 type record struct {
 	rec seqlog.Record
+	txs types.Transactions
 	err error
 }
 
@@ -92,7 +97,7 @@ func (f *Follower) Run(ctx context.Context) error {
 				}
 				return fmt.Errorf("replica: follow the log: %w", r.err)
 			}
-			if err := f.apply(r.rec); err != nil {
+			if err := f.apply(r.rec, r.txs); err != nil {
 				return fmt.Errorf("replica: entry %d: %w", r.rec.Seq, err)
 			}
 			quiet.Reset(f.quiet)
@@ -101,20 +106,28 @@ func (f *Follower) Run(ctx context.Context) error {
 }
 
 func (f *Follower) read(ctx context.Context, from uint64, out chan<- record) {
+	signer := types.LatestSigner(f.chain.Config())
 	for rec, err := range f.log.Follow(ctx, from) {
+		r := record{rec: rec, err: err}
+		if e, ok := rec.Entry.(seqlog.Preconfirmed); ok && err == nil {
+			r.txs, r.err = seqlog.DecodeTxs(e.Transactions)
+			for _, tx := range r.txs {
+				types.Sender(signer, tx) // an invalid one fails its execution
+			}
+		}
 		select {
-		case out <- record{rec, err}:
+		case out <- r:
 		case <-ctx.Done():
 			return
 		}
-		if err != nil {
+		if r.err != nil {
 			return
 		}
 	}
 }
 
-// apply replays one entry.
-func (f *Follower) apply(rec seqlog.Record) error {
+// apply replays one entry; txs are a pre-confirmation's, decoded.
+func (f *Follower) apply(rec seqlog.Record, txs types.Transactions) error {
 	switch e := rec.Entry.(type) {
 	case seqlog.Opened:
 		f.id = e.PayloadID
@@ -124,10 +137,6 @@ func (f *Follower) apply(rec seqlog.Record) error {
 	case seqlog.Preconfirmed:
 		if e.PayloadID != f.id {
 			break // a block this replica is not rebuilding
-		}
-		txs, err := seqlog.DecodeTxs(e.Transactions)
-		if err != nil {
-			return err
 		}
 		if err := f.replay.Preconfirmed(int(e.Index), e.GasUsed, txs); err != nil {
 			return err

@@ -272,7 +272,11 @@ func (h *Hub) WatchPool(ctx context.Context, pool *txpool.Pool) {
 			}
 			return
 		case ev := <-ch:
-			h.publish(event{newTxs: ev.Txs})
+			h.NewTransactions(ev.Txs)
 		}
 	}
 }
+
+// NewTransactions announces txs as newPendingTransactions: the pool's
+// (WatchPool), or a read replica's newly pre-confirmed ones.
+func (h *Hub) NewTransactions(txs []*types.Transaction) { h.publish(event{newTxs: txs}) }
