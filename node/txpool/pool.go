@@ -39,6 +39,7 @@ type Pool struct {
 	pool     *gethpool.TxPool
 	accepted func(*types.Transaction) error // OnAccepted; nil: nobody is told
 	forward  func(*types.Transaction) error // ForwardTo; nil: pooled here
+	fwd      *forwarded                     // what forward took, with ForwardTo
 }
 
 // New starts a pool that follows c's head.
@@ -79,7 +80,7 @@ func (p *Pool) Add(tx *types.Transaction) error {
 		return ErrBlobTxNotSupported
 	}
 	if p.forward != nil {
-		return p.forward(tx)
+		return p.forwardTx(tx)
 	}
 	if err := p.checkFeeCap(tx); err != nil {
 		return err
@@ -106,7 +107,20 @@ func (p *Pool) OnAccepted(f func(*types.Transaction) error) { p.accepted = f }
 // ForwardTo has Add hand every transaction to f, whose error is Add's,
 // instead of pooling it here: a read replica forwards to the sequencer
 // (node/relay), whose pool decides. Set it before the pool is shared.
-func (p *Pool) ForwardTo(f func(*types.Transaction) error) { p.forward = f }
+// Get and Nonce then answer for the transactions forwarded lately too.
+func (p *Pool) ForwardTo(f func(*types.Transaction) error) { p.forward, p.fwd = f, newForwarded() }
+
+func (p *Pool) forwardTx(tx *types.Transaction) error {
+	from, err := types.Sender(types.LatestSigner(p.chain.Config()), tx)
+	if err != nil {
+		return fmt.Errorf("%w: %v", gethpool.ErrInvalidSender, err)
+	}
+	if err := p.forward(tx); err != nil {
+		return err
+	}
+	p.fwd.add(from, tx)
+	return nil
+}
 
 // checkFeeCap rejects a transaction that cannot pay the base fee of the block
 // being built. legacypool would queue it until the base fee falls; with a
@@ -124,12 +138,25 @@ func (p *Pool) checkFeeCap(tx *types.Transaction) error {
 	return fmt.Errorf("%w: address %v, maxFeePerGas: %s, baseFee: %s", core.ErrFeeCapTooLow, from.Hex(), tx.GasFeeCap(), baseFee)
 }
 
-// Get returns a pooled transaction, or nil.
-func (p *Pool) Get(hash common.Hash) *types.Transaction { return p.pool.Get(hash) }
+// Get returns a pooled (or lately forwarded) transaction, or nil.
+func (p *Pool) Get(hash common.Hash) *types.Transaction {
+	if p.fwd != nil {
+		if tx := p.fwd.get(hash); tx != nil {
+			return tx
+		}
+	}
+	return p.pool.Get(hash)
+}
 
-// Nonce returns the next nonce of addr with every pooled executable
-// transaction applied.
-func (p *Pool) Nonce(addr common.Address) uint64 { return p.pool.PoolNonce(addr) }
+// Nonce returns the next nonce of addr with every pooled executable (or
+// lately forwarded) transaction applied.
+func (p *Pool) Nonce(addr common.Address) uint64 {
+	n := p.pool.PoolNonce(addr)
+	if p.fwd != nil {
+		n = max(n, p.fwd.next(addr))
+	}
+	return n
+}
 
 // Stats returns the number of executable and queued transactions.
 func (p *Pool) Stats() (pending, queued int) { return p.pool.Stats() }

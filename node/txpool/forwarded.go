@@ -1,0 +1,117 @@
+package txpool
+
+import (
+	"sync"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
+)
+
+// forwardedTTL is how long a forwarded transaction is remembered: far
+// longer than it takes to be pre-confirmed (one interval) and replayed.
+const forwardedTTL = 30 * time.Second
+
+// maxForwarded bounds the memory: past it, expired entries are dropped,
+// and if none expired, the oldest half goes.
+const maxForwarded = 1 << 16
+
+// forwarded remembers, on a replica, the transactions it forwarded until
+// their pre-confirmation reaches it, so that the client that sent one sees
+// it (eth_getTransactionByHash) and counts it in its pending nonce
+// (eth_getTransactionCount) at once, as from the sequencer's pool: a
+// wallet that sends twice in a row through a replica must not reuse a
+// nonce.
+type forwarded struct {
+	mu    sync.Mutex
+	txs   map[common.Hash]forwardedTx
+	nonce map[common.Address]forwardedNonce
+	now   func() time.Time
+}
+
+type forwardedTx struct {
+	tx *types.Transaction
+	at time.Time
+}
+
+type forwardedNonce struct {
+	next uint64
+	at   time.Time
+}
+
+func newForwarded() *forwarded {
+	return &forwarded{txs: map[common.Hash]forwardedTx{}, nonce: map[common.Address]forwardedNonce{}, now: time.Now}
+}
+
+// add records tx, sent by from, as accepted by the sequencer.
+func (f *forwarded) add(from common.Address, tx *types.Transaction) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	now := f.now()
+	if len(f.txs) >= maxForwarded {
+		f.prune(now)
+	}
+	f.txs[tx.Hash()] = forwardedTx{tx: tx, at: now}
+	if n, ok := f.nonce[from]; !ok || n.next <= tx.Nonce() || now.Sub(n.at) > forwardedTTL {
+		f.nonce[from] = forwardedNonce{next: tx.Nonce() + 1, at: now}
+	}
+}
+
+// get returns a remembered transaction, or nil.
+func (f *forwarded) get(hash common.Hash) *types.Transaction {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	e, ok := f.txs[hash]
+	if !ok || f.now().Sub(e.at) > forwardedTTL {
+		return nil
+	}
+	return e.tx
+}
+
+// next returns the nonce after addr's last forwarded transaction (0: none
+// remembered).
+func (f *forwarded) next(addr common.Address) uint64 {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	n, ok := f.nonce[addr]
+	if !ok || f.now().Sub(n.at) > forwardedTTL {
+		return 0
+	}
+	return n.next
+}
+
+// prune drops expired entries; if that frees less than half, the oldest
+// half goes too (a flood of forwards within the TTL).
+func (f *forwarded) prune(now time.Time) {
+	for h, e := range f.txs {
+		if now.Sub(e.at) > forwardedTTL {
+			delete(f.txs, h)
+		}
+	}
+	for a, n := range f.nonce {
+		if now.Sub(n.at) > forwardedTTL {
+			delete(f.nonce, a)
+		}
+	}
+	if len(f.txs) < maxForwarded/2 {
+		return
+	}
+	cutoff := now.Add(-forwardedTTL / 2)
+	for h, e := range f.txs {
+		if e.at.Before(cutoff) {
+			delete(f.txs, h)
+		}
+	}
+	for len(f.txs) >= maxForwarded/2 { // all recent: drop arbitrary ones
+		for h := range f.txs {
+			delete(f.txs, h)
+			break
+		}
+	}
+	for a := range f.nonce {
+		if len(f.nonce) < maxForwarded/2 {
+			break
+		}
+		delete(f.nonce, a)
+	}
+}
