@@ -25,6 +25,12 @@
 // sequence numbers are contiguous from its first entry, so a reader that
 // sees a gap knows retention dropped what it asked for (ErrTruncated).
 //
+// Read replicas (node/replica) read the stream with ordered consumers and
+// send what they cannot do themselves (transactions, faucet drips) to the
+// sequencer by request-reply on stocknode.<chainID>.relay.*, outside the
+// stream (node/relay). A reader opens the log with Config.Reader: it never
+// creates the stream and cannot append.
+//
 // # One writer
 //
 // Every append expects the sequence it last saw to still be the stream's
