@@ -60,8 +60,8 @@ func (n *Node) levelLog(ctx context.Context, l *seqlog.Log) error {
 // pre-confirmations executed, and has the sequencer resume it: a
 // pre-confirmation survives a crash. A block opened again (a run that
 // stopped before pre-confirming anything, or a rebuilt one) supersedes the
-// earlier opening. It returns the transactions accepted since the last
-// sealed block, for the pool (repool).
+// earlier opening. It returns, for the pool (repool), the resumed block's
+// transactions and then those accepted since the last sealed block.
 func (n *Node) resumeFromLog(ctx context.Context, l *seqlog.Log) (types.Transactions, error) {
 	from := uint64(1)
 	if last, err := l.LastOf(ctx, seqlog.KindSealed); err == nil {
@@ -112,14 +112,20 @@ func (n *Node) resumeFromLog(ctx context.Context, l *seqlog.Log) (types.Transact
 	}
 	if opened != nil {
 		n.seq.Resume(opened.Header(), txs, ticks)
+		// The pool held them until the block sealed, as it holds any
+		// pending block's: without them a sender's later transactions
+		// would wait behind a nonce gap for the seal, not be executed
+		// at the first tick.
+		accepted = append(txs, accepted...)
 	}
 	return accepted, nil
 }
 
-// repool gives the pool again the transactions the log says were accepted
-// since the last sealed block: those the resumed block holds, or a sealed
-// one, are refused (nonce too low) and that is fine; the others were
-// accepted but not yet pre-confirmed when the previous run stopped.
+// repool gives the pool again the resumed block's transactions and those
+// the log says were accepted since the last sealed block: those a sealed
+// block holds, or that are pooled already, are refused (nonce too low,
+// already known) and that is fine; the others were accepted but not yet
+// pre-confirmed when the previous run stopped.
 func (n *Node) repool(txs types.Transactions) {
 	kept := 0
 	for _, tx := range txs {
@@ -128,6 +134,6 @@ func (n *Node) repool(txs types.Transactions) {
 		}
 	}
 	if kept > 0 {
-		n.log.Info("Pooled again the transactions the log says were accepted since the last sealed block", "txs", kept)
+		n.log.Info("Pooled again the transactions the log says were pre-confirmed or accepted since the last sealed block", "txs", kept)
 	}
 }

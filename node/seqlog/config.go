@@ -23,7 +23,8 @@ const (
 	DefaultMaxAge         = 7 * 24 * time.Hour
 	DefaultMaxEntryBytes  = 8 << 20 // a sealed block is at most params.MaxBlockSize (8 MiB) of RLP
 	DefaultAckTimeout     = 5 * time.Second
-	DefaultStartTimeout   = time.Minute // an embedded server recovering a full store
+	DefaultOutageTimeout  = 30 * time.Second // nats-server elects a stream leader within 4-9 s
+	DefaultStartTimeout   = time.Minute      // an embedded server recovering a full store
 	DefaultReplicas       = 1
 	maxNATSPayload        = 64 << 20 // nats-server refuses a larger max_payload
 )
@@ -62,9 +63,14 @@ type Config struct {
 	// MaxEntryBytes is the largest entry (the NATS message payload and its
 	// headers). An external server's max_payload must allow it.
 	MaxEntryBytes int32
-	// AckTimeout bounds an append's wait for JetStream's acknowledgement
-	// when the caller's context has no earlier deadline.
+	// AckTimeout bounds each attempt of an append to get JetStream's
+	// acknowledgement when the caller's context has no earlier deadline.
 	AckTimeout time.Duration
+	// OutageTimeout is how long an append keeps trying while JetStream
+	// cannot take an entry: the server that led the stream lost (its
+	// replicas elect another within nats-server's 4-9 s election timeout),
+	// the connection moving to another server. Past it the append fails.
+	OutageTimeout time.Duration
 	// StartTimeout bounds the embedded server's start, including the
 	// recovery of its store.
 	StartTimeout time.Duration
@@ -100,6 +106,9 @@ func (c Config) withDefaults() Config {
 	if c.StartTimeout == 0 {
 		c.StartTimeout = DefaultStartTimeout
 	}
+	if c.OutageTimeout == 0 {
+		c.OutageTimeout = DefaultOutageTimeout
+	}
 	return c
 }
 
@@ -130,6 +139,9 @@ func (c Config) Validate() error {
 	}
 	if c.AckTimeout < 0 {
 		errs = append(errs, fmt.Errorf("AckTimeout %v is negative", c.AckTimeout))
+	}
+	if c.OutageTimeout < 0 {
+		errs = append(errs, fmt.Errorf("OutageTimeout %v is negative", c.OutageTimeout))
 	}
 	if c.StartTimeout < 0 {
 		errs = append(errs, fmt.Errorf("StartTimeout %v is negative", c.StartTimeout))

@@ -204,6 +204,10 @@ func (l *Log) URL() string {
 // Append stores e after the last entry this writer knows of and returns its
 // sequence once JetStream acknowledged it (on disk, and on a majority of
 // the replicas). It fails with ErrFenced if another writer appended since.
+// While JetStream cannot take the entry (no stream leader, a lost server)
+// it tries again, for Config.OutageTimeout at most: a cluster that lost
+// one server of three elects another leader within seconds, and the
+// sequencer must outlast that, not stop.
 //
 // After any other error the entry may or may not be stored: retry Append
 // with the same entry (it is then not stored twice), or stop.
@@ -218,6 +222,32 @@ func (l *Log) Append(ctx context.Context, e Entry) (uint64, error) {
 	subject := l.subject + e.Kind().String()
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	giveUp := time.Now().Add(l.cfg.OutageTimeout)
+	for attempt := 1; ; attempt++ {
+		seq, err := l.append(ctx, e.Kind(), subject, data)
+		if err == nil || !transient(err) || ctx.Err() != nil || time.Now().After(giveUp) {
+			if err == nil && attempt > 1 {
+				l.log.Info("Sequencer log available again", "kind", e.Kind(), "seq", seq, "attempts", attempt)
+			}
+			return seq, err
+		}
+		if attempt == 1 {
+			l.log.Warn("Sequencer log unavailable, retrying the append", "kind", e.Kind(), "for", l.cfg.OutageTimeout, "err", err)
+		}
+		select {
+		case <-ctx.Done():
+			return 0, err
+		case <-time.After(outageRetryWait):
+		}
+	}
+}
+
+// outageRetryWait is the pause between attempts of an append while the
+// log is unavailable.
+const outageRetryWait = 250 * time.Millisecond
+
+// append makes one attempt, bounded by AckTimeout.
+func (l *Log) append(ctx context.Context, kind Kind, subject string, data []byte) (uint64, error) {
 	ctx, cancel := context.WithTimeout(ctx, l.cfg.AckTimeout)
 	defer cancel()
 	if l.unsure {
@@ -230,13 +260,33 @@ func (l *Log) Append(ctx context.Context, e Entry) (uint64, error) {
 	ack, err := l.js.PublishMsg(ctx, msg, jetstream.WithExpectLastSequence(l.last))
 	switch {
 	case isWrongLastSeq(err):
-		return 0, fmt.Errorf("append %v after sequence %d: %w", e.Kind(), l.last, ErrFenced)
+		return 0, fmt.Errorf("append %v after sequence %d: %w", kind, l.last, ErrFenced)
 	case err != nil:
 		l.unsure, l.pending = true, append([]byte(subject+"\x00"), data...)
-		return 0, fmt.Errorf("append %v after sequence %d: %w", e.Kind(), l.last, err)
+		return 0, fmt.Errorf("append %v after sequence %d: %w", kind, l.last, err)
 	}
 	l.last = ack.Sequence
 	return ack.Sequence, nil
+}
+
+// transient reports an append's failure that a later attempt may not meet:
+// no answer (no stream leader while the replicas elect one, a request lost
+// with its server), no responder, the connection moving to another server,
+// or JetStream saying it is temporarily unavailable. A closed connection,
+// a fenced writer or a refused entry are not.
+func transient(err error) bool {
+	var apiErr *jetstream.APIError
+	switch {
+	case errors.Is(err, ErrFenced), errors.Is(err, nats.ErrConnectionClosed):
+		return false
+	case errors.As(err, &apiErr):
+		return apiErr.Code == 503 // JSClusterNotAvailErr and kin
+	}
+	return errors.Is(err, context.DeadlineExceeded) ||
+		errors.Is(err, nats.ErrTimeout) ||
+		errors.Is(err, nats.ErrNoResponders) ||
+		errors.Is(err, jetstream.ErrNoStreamResponse) ||
+		errors.Is(err, nats.ErrDisconnected)
 }
 
 // resolve finds out whether the append that failed was stored. done reports

@@ -3,6 +3,7 @@ package seqlog
 import (
 	"context"
 	"errors"
+	"fmt"
 	"iter"
 	"net"
 	"reflect"
@@ -397,5 +398,95 @@ func TestLastOf(t *testing.T) {
 	rec, err := l.LastOf(ctx, KindSealed)
 	if err != nil || rec.Seq != 2 || !reflect.DeepEqual(rec.Entry, sealed) {
 		t.Fatalf("LastOf(sealed) = %d %+v, %v; want 2 %+v", rec.Seq, rec.Entry, err, sealed)
+	}
+}
+
+// An append waits out a log that is unavailable for a while (here its
+// server restarting; on a cluster, the stream's leader lost and another
+// elected) instead of failing, and fails once the outage outlasts
+// OutageTimeout.
+func TestAppendOutlastsAnOutage(t *testing.T) {
+	tests := []struct {
+		name    string
+		back    bool // the server comes back within OutageTimeout
+		wantErr bool
+	}{
+		{"server back in time", true, false},
+		{"server gone for good", false, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := Config{ChainID: testChainID, Dir: t.TempDir(), Listen: "127.0.0.1:0"}.withDefaults()
+			srv, err := startServer(cfg, testLogger(t))
+			if err != nil {
+				t.Fatal(err)
+			}
+			url := srv.url(cfg)
+			l := openTest(t, Config{URLs: []string{url}, AckTimeout: 500 * time.Millisecond, OutageTimeout: 10 * time.Second})
+			if !tt.back {
+				l.cfg.OutageTimeout = 2 * time.Second
+			}
+			mustAppend(t, l, tick(1))
+			srv.shutdown()
+
+			done := make(chan error, 1)
+			var seq uint64
+			go func() {
+				var err error
+				seq, err = l.Append(context.Background(), tick(2))
+				done <- err
+			}()
+			select {
+			case err := <-done:
+				t.Fatalf("append while the server is down returned at once: %v", err)
+			case <-time.After(time.Second):
+			}
+			if tt.back {
+				cfg.Listen = strings.TrimPrefix(url, "nats://")
+				srv, err := startServer(cfg, testLogger(t))
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer srv.shutdown()
+			}
+			select {
+			case err := <-done:
+				switch {
+				case tt.wantErr && (err == nil || errors.Is(err, ErrFenced)):
+					t.Fatalf("append with the server gone: %v, want it to fail, not fenced", err)
+				case !tt.wantErr && err != nil:
+					t.Fatalf("append across the outage: %v", err)
+				case !tt.wantErr && seq != 2:
+					t.Fatalf("append across the outage got sequence %d, want 2", seq)
+				}
+			case <-time.After(20 * time.Second):
+				t.Fatal("append still waiting 20s after the outage ended")
+			}
+			if tt.back {
+				checkTicks(t, readAll(t, l, 1), 1)
+			}
+		})
+	}
+}
+
+func TestTransient(t *testing.T) {
+	tests := []struct {
+		err  error
+		want bool
+	}{
+		{context.DeadlineExceeded, true},
+		{nats.ErrNoResponders, true},
+		{jetstream.ErrNoStreamResponse, true},
+		{fmt.Errorf("sequencer log: learn whether the failed append was stored: %w", nats.ErrTimeout), true},
+		{fmt.Errorf("nats: %w", &jetstream.APIError{Code: 503, ErrorCode: 10008, Description: "JetStream system temporarily unavailable"}), true},
+		{fmt.Errorf("append: %w", ErrFenced), false},
+		{nats.ErrConnectionClosed, false},
+		{fmt.Errorf("nats: %w", &jetstream.APIError{Code: 400, ErrorCode: jetstream.JSErrCodeStreamMessageExceedsMaximum}), false},
+		{errors.New("something else"), false},
+	}
+	for _, tt := range tests {
+		if got := transient(tt.err); got != tt.want {
+			t.Errorf("transient(%v) = %v, want %v", tt.err, got, tt.want)
+		}
 	}
 }
