@@ -97,8 +97,11 @@ func (s *Server) handler(handle func(*nats.Msg) []byte) nats.MsgHandler {
 			return
 		}
 		go func() {
-			defer func() { <-s.sem }()
-			s.respond(m, handle(m))
+			reply := handle(m)
+			// Free the slot before answering: the client may send its
+			// next request as soon as it has the reply.
+			<-s.sem
+			s.respond(m, reply)
 		}()
 	}
 }
