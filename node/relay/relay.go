@@ -187,6 +187,10 @@ func (c *Client) Drip(ctx context.Context, req faucet.DripRequest) faucet.DripRe
 		return faucet.RemoteUnavailable(err)
 	}
 	reply, err := c.request(ctx, "drip", data)
+	var refused *RefusedError
+	if errors.As(err, &refused) {
+		return faucet.RemoteRefused(refused.Text)
+	}
 	if err != nil {
 		return faucet.RemoteUnavailable(err)
 	}
