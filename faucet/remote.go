@@ -59,6 +59,12 @@ func RemoteUnavailable(err error) DripResult {
 	return resultOf(unavailable("the sequencer's faucet did not answer (%v); retry in a moment", err))
 }
 
+// RemoteRefused is the result of a drip the sequencer refused to run (its
+// faucet off, too many requests at once), in the sequencer's words.
+func RemoteRefused(msg string) DripResult {
+	return resultOf(unavailable("%s", msg))
+}
+
 func resultOf(err error) DripResult {
 	var e *apiError
 	if !errors.As(err, &e) {

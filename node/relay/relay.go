@@ -97,8 +97,11 @@ func (s *Server) handler(handle func(*nats.Msg) []byte) nats.MsgHandler {
 			return
 		}
 		go func() {
-			defer func() { <-s.sem }()
-			s.respond(m, handle(m))
+			reply := handle(m)
+			// Free the slot before answering: the client may send its
+			// next request as soon as it has the reply.
+			<-s.sem
+			s.respond(m, reply)
 		}()
 	}
 }
@@ -184,6 +187,10 @@ func (c *Client) Drip(ctx context.Context, req faucet.DripRequest) faucet.DripRe
 		return faucet.RemoteUnavailable(err)
 	}
 	reply, err := c.request(ctx, "drip", data)
+	var refused *RefusedError
+	if errors.As(err, &refused) {
+		return faucet.RemoteRefused(refused.Text)
+	}
 	if err != nil {
 		return faucet.RemoteUnavailable(err)
 	}

@@ -64,6 +64,11 @@ func startSeq(ctx context.Context, l *seqlog.Log, head uint64) (uint64, error) {
 	if err != nil {
 		return 0, err
 	}
+	if pos == math.MaxUint64 {
+		// Only entries about no block from lo on (a sequencer that pooled
+		// transactions before opening its first block): nothing is missing.
+		return lo, nil
+	}
 	if pos >= 2*(head+2) {
 		return 0, fmt.Errorf("%w: its head is block %d, the log's earliest entry after it is about block %d (retention dropped the blocks between, or the log started later): start the replica from a copy of another node's datadir",
 			ErrGap, head, pos/2)
