@@ -4,7 +4,9 @@
 // and rpc.Client, with raw HTTP requests (bad input), and with ethers v6 and
 // viem (the JavaScript suite in js/, run by `node --test` from
 // TestJavaScriptClients over HTTP and TestJavaScriptWebSocketClients over
-// WebSocket: js/ws-*.test.mjs, eth_subscribe as dapps use it).
+// WebSocket: js/ws-*.test.mjs, eth_subscribe as dapps use it; and
+// js/replica-*.test.mjs from TestJavaScriptAgainstReplica, against a read
+// replica of a sequencer).
 //
 // The Solidity contract the tests deploy is contracts/Token.sol; its compiled
 // form contracts/Token.json is committed, so the Go tests need no compiler.

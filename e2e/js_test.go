@@ -17,7 +17,7 @@ import (
 )
 
 // TestJavaScriptClients runs the ethers v6 and viem suites over HTTP
-// (js/*.test.mjs except js/ws-*, Node's built-in test runner) against one
+// (js/*.test.mjs except js/ws-* and js/replica-*, Node's built-in test runner) against one
 // node with 1 s blocks and 100 ms pre-confirmations, so that pending visibly
 // leads latest. Each file is a subtest and each JavaScript test a subtest of
 // it, so `go test` names the failing JavaScript test and prints its
@@ -28,7 +28,9 @@ import (
 func TestJavaScriptClients(t *testing.T) {
 	nodeBin := jsPrerequisites(t)
 	n := startNode(t, "--block-time", "1s", "--preconf-interval", "100ms")
-	runJSFiles(t, nodeBin, n, func(name string) bool { return !strings.HasPrefix(name, "ws-") })
+	runJSFiles(t, nodeBin, n, func(name string) bool {
+		return !strings.HasPrefix(name, "ws-") && !strings.HasPrefix(name, replicaSuites)
+	})
 }
 
 // TestJavaScriptWebSocketClients runs the ethers v6 WebSocketProvider and
@@ -58,8 +60,9 @@ func jsPrerequisites(t *testing.T) string {
 }
 
 // runJSFiles runs the js/*.test.mjs files whose names (without
-// .test.mjs) pass keep, each as a parallel subtest, against node n.
-func runJSFiles(t *testing.T, nodeBin string, n *node, keep func(name string) bool) {
+// .test.mjs) pass keep, each as a parallel subtest, against node n, with
+// env added to their environment.
+func runJSFiles(t *testing.T, nodeBin string, n *node, keep func(name string) bool, env ...string) {
 	t.Helper()
 	files, err := filepath.Glob(filepath.Join("js", "*.test.mjs"))
 	if err != nil {
@@ -74,7 +77,7 @@ func runJSFiles(t *testing.T, nodeBin string, n *node, keep func(name string) bo
 		ran++
 		t.Run(name, func(t *testing.T) {
 			t.Parallel() // the suites use different dev keys
-			runJSFile(t, nodeBin, file, n)
+			runJSFile(t, nodeBin, file, n, env...)
 		})
 	}
 	if ran == 0 {

@@ -22,12 +22,9 @@ import (
 
 var natsURLRe = regexp.MustCompile(`msg="Sequencer log on NATS JetStream".* url=(nats://\S+)`)
 
-// TestSequencerLogOverNATS: a node exposing its embedded JetStream
-// (--nats.listen) writes what it decides to its log, readable by another
-// process over TCP as a replica will: the block opened, the pre-confirmation
-// with the transaction, then the sealed block holding it.
-func TestSequencerLogOverNATS(t *testing.T) {
-	n := startNode(t, "--nats.listen", "127.0.0.1:0", "--block-time", "500ms", "--preconf-interval", "100ms")
+// natsURL is where node n, started with --nats.listen, exposes its log.
+func natsURL(t *testing.T, n *node) string {
+	t.Helper()
 	var url string
 	poll(t, testContext(t, 5*time.Second), "the log's URL in the startup lines", func() bool {
 		m := natsURLRe.FindStringSubmatch(n.tail(0))
@@ -36,6 +33,16 @@ func TestSequencerLogOverNATS(t *testing.T) {
 		}
 		return m != nil
 	})
+	return url
+}
+
+// TestSequencerLogOverNATS: a node exposing its embedded JetStream
+// (--nats.listen) writes what it decides to its log, readable by another
+// process over TCP as a replica will: the block opened, the pre-confirmation
+// with the transaction, then the sealed block holding it.
+func TestSequencerLogOverNATS(t *testing.T) {
+	n := startNode(t, "--nats.listen", "127.0.0.1:0", "--block-time", "500ms", "--preconf-interval", "100ms")
+	url := natsURL(t, n)
 	client, _ := n.dial(t)
 	ctx := testContext(t, 20*time.Second)
 	to := freshAddress(t)

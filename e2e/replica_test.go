@@ -1,0 +1,26 @@
+package e2e
+
+import (
+	"strings"
+	"testing"
+)
+
+// replicaSuites prefixes the JavaScript files that need a sequencer and a
+// read replica of it (js/replica-*.test.mjs): the other JavaScript tests
+// leave them out.
+const replicaSuites = "replica-"
+
+// TestJavaScriptAgainstReplica runs the ethers v6 suite js/replica-*.test.mjs
+// against a read replica (--follow) of a sequencer that exposes its log
+// (--nats.listen): the replica catches up from genesis, serves reads from
+// its replay of the log and relays transactions and drips to the
+// sequencer, whose own answers the suite compares the replica's with
+// (STOCKNODE_SEQUENCER_RPC). 1 s blocks and 100 ms pre-confirmations, as
+// TestJavaScriptClients.
+func TestJavaScriptAgainstReplica(t *testing.T) {
+	nodeBin := jsPrerequisites(t)
+	seq := startNode(t, "--nats.listen", "127.0.0.1:0", "--block-time", "1s", "--preconf-interval", "100ms")
+	replica := startNode(t, "--follow", "--nats.url", natsURL(t, seq), "--block-time", "1s", "--preconf-interval", "100ms")
+	runJSFiles(t, nodeBin, replica, func(name string) bool { return strings.HasPrefix(name, replicaSuites) },
+		"STOCKNODE_SEQUENCER_RPC="+seq.URL)
+}
