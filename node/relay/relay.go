@@ -82,6 +82,11 @@ func Serve(nc *nats.Conn, chainID uint64, h Handlers, concurrency int, log *slog
 		}
 		s.subs = append(s.subs, sub)
 	}
+	// Once Serve returns, a replica's request finds the subscriptions.
+	if err := nc.Flush(); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("relay: register the subscriptions: %w", err)
+	}
 	return s, nil
 }
 
