@@ -211,11 +211,26 @@ type RefusedError struct{ Text string }
 
 func (e *RefusedError) Error() string { return e.Text }
 
+// noResponderGrace is how long a request that finds no sequencer
+// subscribed is sent again before the replica says the sequencer is not
+// reachable: a sequencer whose NATS server was lost is unsubscribed until
+// it has reconnected to another, a few milliseconds later.
+const noResponderGrace = 2 * time.Second
+
 // request sends data and returns the reply's body after its status byte.
 func (c *Client) request(ctx context.Context, what string, data []byte) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
+	giveUp := time.Now().Add(noResponderGrace)
 	msg, err := c.nc.RequestWithContext(ctx, subject(c.chainID, what), data)
+	for errors.Is(err, nats.ErrNoResponders) && time.Now().Before(giveUp) {
+		// Nobody received it: sending it again cannot do it twice.
+		select {
+		case <-ctx.Done():
+		case <-time.After(50 * time.Millisecond):
+		}
+		msg, err = c.nc.RequestWithContext(ctx, subject(c.chainID, what), data)
+	}
 	switch {
 	case errors.Is(err, nats.ErrNoResponders):
 		return nil, errors.New("the sequencer is not reachable (no sequencer subscribed to this chain's relay on NATS); retry in a moment")
