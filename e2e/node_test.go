@@ -174,6 +174,21 @@ func (n *node) kill() {
 	n.err = nil
 }
 
+// wait waits up to d for the node to exit by itself (a sequencer that
+// must stop) and returns its exit status, which the test then owns: stop
+// no longer reports it. A node still running after d fails the test.
+func (n *node) wait(d time.Duration) error {
+	n.t.Helper()
+	select {
+	case <-n.done:
+	case <-time.After(d):
+		n.t.Fatalf("stocknode still running %v after it was expected to exit; log:\n%s", d, n.tail(20))
+	}
+	err := n.err
+	n.err = nil
+	return err
+}
+
 // stop interrupts the node and expects a clean exit.
 func (n *node) stop() {
 	select {
