@@ -8,6 +8,13 @@
 // js/replica-*.test.mjs from TestJavaScriptAgainstReplica, against a read
 // replica of a sequencer).
 //
+// The sequencer-log tests (seqlog_test.go, replica_test.go) kill nodes with
+// SIGKILL and run a sequencer with read replicas (--follow) on a NATS
+// JetStream cluster of three servers started inside the test process
+// (natscluster_test.go), one of which they shut down under load.
+//
+//	go test -count=1 -run 'Replica|Fenced|Kill' ./e2e/   # only those
+//
 // The Solidity contract the tests deploy is contracts/Token.sol; its compiled
 // form contracts/Token.json is committed, so the Go tests need no compiler.
 // Regenerate it with `cd e2e && npm ci && npm run compile`.

@@ -1094,27 +1094,33 @@ func worstServer(t testing.TB, ctx context.Context, cluster *natsCluster) int {
 	if info.Config.Replicas != 3 {
 		t.Fatalf("the log's stream has %d replicas, want 3 (--nats.replicas 3)", info.Config.Replicas)
 	}
-	var asked string // the leader asked to step down
+	var (
+		asked   string // the leader last asked to step down
+		askedAt time.Time
+	)
 	poll(t, ctx, "the log's stream led by "+host, func() bool {
 		info, err := stream.Info(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
-		switch leader := info.Cluster.Leader; leader {
-		case host:
+		leader := info.Cluster.Leader
+		switch {
+		case leader == host:
 			return true
-		case "", asked: // an election under way
-			return false
-		default:
-			// JetStream's API has the leader step down to a preferred
-			// peer; the Go client has no call for it.
-			asked = leader
-			req := `{"placement":{"preferred":"` + host + `"}}`
-			if _, err := nc.RequestWithContext(ctx, "$JS.API.STREAM.LEADER.STEPDOWN."+name, []byte(req)); err != nil {
-				t.Logf("stream leader step-down: %v", err)
-			}
-			return false
+		case leader == "", leader == asked && time.Since(askedAt) < 2*time.Second:
+			return false // an election under way
 		}
+		// JetStream's API has the leader step down to a preferred peer
+		// (it refuses while that peer is not current: asked again); the
+		// Go client has no call for it.
+		asked, askedAt = leader, time.Now()
+		req := `{"placement":{"preferred":"` + host + `"}}`
+		if reply, err := nc.RequestWithContext(ctx, "$JS.API.STREAM.LEADER.STEPDOWN."+name, []byte(req)); err != nil {
+			t.Logf("stream leader step-down: %v", err)
+		} else if !strings.Contains(string(reply.Data), `"success":true`) {
+			t.Logf("stream leader step-down: %s", reply.Data)
+		}
+		return false
 	})
 	// The sequencer's connection: moved by closing it until it reconnects
 	// there (nats.go takes its servers in turn).

@@ -490,3 +490,81 @@ func TestTransient(t *testing.T) {
 		}
 	}
 }
+
+// A follower whose consumer is lost (deleted, or gone with its server)
+// reads on from where it was with another, with no gap and nothing twice,
+// within seconds: a replica must keep up with a sequencer that outlasted
+// the same loss.
+func TestFollowOutlivesItsConsumer(t *testing.T) {
+	tests := []struct {
+		name string
+		lose func(t *testing.T, l *Log, restart func())
+	}{
+		{"consumer deleted", func(t *testing.T, l *Log, _ func()) {
+			for name := range l.stream.ListConsumers(context.Background()).Info() {
+				if err := l.stream.DeleteConsumer(context.Background(), name.Name); err != nil {
+					t.Error(err)
+				}
+			}
+		}},
+		{"server restarted", func(t *testing.T, l *Log, restart func()) { restart() }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := Config{ChainID: testChainID, Dir: t.TempDir(), Listen: "127.0.0.1:0"}.withDefaults()
+			srv, err := startServer(cfg, testLogger(t))
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { srv.shutdown() })
+			url := srv.url(cfg)
+			restart := func() {
+				srv.shutdown()
+				cfg.Listen = strings.TrimPrefix(url, "nats://")
+				if srv, err = startServer(cfg, testLogger(t)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			l := openTest(t, Config{URLs: []string{url}})
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			recs := make(chan Record)
+			followErr := make(chan error, 1)
+			go func() {
+				for rec, err := range l.Follow(ctx, 1) {
+					if err != nil {
+						followErr <- err
+						return
+					}
+					recs <- rec
+				}
+			}()
+			next := func(want uint64) time.Duration {
+				start := time.Now()
+				select {
+				case rec := <-recs:
+					checkTicks(t, []Record{rec}, want)
+				case err := <-followErr:
+					t.Fatalf("follow ended waiting for entry %d: %v", want, err)
+				case <-ctx.Done():
+					t.Fatalf("entry %d not followed", want)
+				}
+				return time.Since(start)
+			}
+			for i := uint64(1); i <= 3; i++ {
+				mustAppend(t, l, tick(i))
+				next(i)
+			}
+			tt.lose(t, l, restart)
+			for i := uint64(4); i <= 6; i++ {
+				mustAppend(t, l, tick(i))
+			}
+			// Two missed heartbeats and a new consumer.
+			if d := next(4); d > 5*time.Second {
+				t.Errorf("entry 4 followed %v after it was appended, want within a few seconds", d)
+			}
+			next(5)
+			next(6)
+		})
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"iter"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -24,7 +25,10 @@ func (l *Log) Follow(ctx context.Context, from uint64) iter.Seq2[Record, error] 
 
 // read yields records in sequence order with no gap: a record missing
 // (dropped by retention before it was read) ends the iteration with
-// ErrTruncated. Any error ends it; a canceled ctx ends it with ctx's error.
+// ErrTruncated. Any other error ends it; a canceled ctx ends it with ctx's
+// error. A reader that loses its consumer (its server lost, the cluster
+// electing leaders) reads on from where it was with a new one: Follow for
+// as long as it takes, Read for OutageTimeout.
 func (l *Log) read(ctx context.Context, from uint64, follow bool) iter.Seq2[Record, error] {
 	return func(yield func(Record, error) bool) {
 		from = max(from, 1)
@@ -41,14 +45,10 @@ func (l *Log) read(ctx context.Context, from uint64, follow bool) iter.Seq2[Reco
 		if !follow && from > end {
 			return
 		}
-		msgs, err := l.messages(ctx, from)
-		if err != nil {
-			yield(Record{}, err)
-			return
-		}
-		defer msgs.Stop()
-		for next := from; follow || next <= end; next++ {
-			rec, err := l.next(ctx, msgs, next)
+		r := &reader{log: l, next: from, follow: follow}
+		defer r.drop()
+		for follow || r.next <= end {
+			rec, err := r.read(ctx)
 			if !yield(rec, err) || err != nil {
 				return
 			}
@@ -57,54 +57,147 @@ func (l *Log) read(ctx context.Context, from uint64, follow bool) iter.Seq2[Reco
 }
 
 // followHeartbeat is how often the server hosting a reader's consumer
-// says it is there while no entry comes.
+// says it is there while no entry comes: two missed ones and the reader
+// takes a new consumer.
 const followHeartbeat = time.Second
+
+// consumerAttempt bounds one attempt to create a reader's consumer; the
+// attempts go on every outageRetryWait.
+const consumerAttempt = 2 * time.Second
 
 func truncated(from, first uint64) error {
 	return fmt.Errorf("read from sequence %d, the log starts at %d: %w", from, first, ErrTruncated)
 }
 
-// messages is an ordered consumer from sequence from: JetStream recreates it
-// on a gap or a lost server, delivering each entry once, in order.
+// reader reads the stream in order through a consumer of its own that
+// starts at next, and takes a new one from next whenever it loses it.
 //
-// The consumer is a single copy on one server of the cluster; when that
-// server is lost, only the missing idle heartbeats tell, after two of them.
-// nats.go's default of 5 s for ordered consumers left a replica 10 s
-// behind; followHeartbeat makes it 2 s.
-func (l *Log) messages(ctx context.Context, from uint64) (jetstream.MessagesContext, error) {
-	cons, err := l.stream.OrderedConsumer(ctx, jetstream.OrderedConsumerConfig{
-		DeliverPolicy: jetstream.DeliverByStartSequencePolicy,
-		OptStartSeq:   from,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("sequencer log: read from %d: %w", from, err)
-	}
-	msgs, err := cons.Messages(jetstream.PullHeartbeat(followHeartbeat))
-	if err != nil {
-		return nil, fmt.Errorf("sequencer log: read from %d: %w", from, err)
-	}
-	return msgs, nil
+// It does what nats.go's ordered consumer does, with shorter waits: the
+// consumer is a single copy on one server of the cluster, and when that
+// server goes the ordered consumer noticed only after 10 s (two missed
+// heartbeats of 5 s), then waited up to 10 s for each attempt to create
+// another and up to 10 s between attempts, while the cluster elected new
+// leaders: a replica fell 20 s and more behind a sequencer that had
+// recovered in 5.
+type reader struct {
+	log    *Log
+	next   uint64 // the sequence to read next
+	follow bool
+	cons   jetstream.Consumer
+	msgs   jetstream.MessagesContext
+	lost   time.Time // when it lost its last consumer, until it has another
 }
 
-// next returns the entry with sequence want.
-func (l *Log) next(ctx context.Context, msgs jetstream.MessagesContext, want uint64) (Record, error) {
-	msg, err := msgs.Next(jetstream.NextContext(ctx))
-	if err != nil {
+// read returns the entry of sequence r.next.
+func (r *reader) read(ctx context.Context) (Record, error) {
+	var failing time.Time // since when subscribe has failed
+	for {
+		if r.log.nc.IsClosed() {
+			return Record{}, fmt.Errorf("sequencer log: read %d: %w", r.next, nats.ErrConnectionClosed)
+		}
+		if r.msgs == nil {
+			err := r.subscribe(ctx)
+			switch {
+			case err == nil && !r.lost.IsZero():
+				r.log.log.Info("Sequencer log reader reading again", "next", r.next, "after", time.Since(r.lost).Round(time.Millisecond))
+				r.lost = time.Time{}
+			case err != nil:
+				if ctx.Err() != nil {
+					return Record{}, ctx.Err()
+				}
+				if failing.IsZero() {
+					failing = time.Now()
+				}
+				if !r.follow && time.Since(failing) > r.log.cfg.OutageTimeout {
+					return Record{}, fmt.Errorf("sequencer log: read from %d: %w", r.next, err)
+				}
+				select {
+				case <-ctx.Done():
+					return Record{}, ctx.Err()
+				case <-time.After(outageRetryWait):
+				}
+				continue
+			}
+		}
+		msg, err := r.msgs.Next(jetstream.NextContext(ctx))
 		if ctx.Err() != nil {
 			return Record{}, ctx.Err()
 		}
-		return Record{}, fmt.Errorf("sequencer log: read %d: %w", want, err)
+		if err != nil {
+			// Missing heartbeats, the consumer deleted, the connection
+			// closed: read on with a new consumer.
+			r.log.log.Warn("Sequencer log reader lost its consumer, taking a new one", "next", r.next, "err", err)
+			r.lost = time.Now()
+			r.drop()
+			continue
+		}
+		meta, err := msg.Metadata()
+		if err != nil {
+			return Record{}, fmt.Errorf("sequencer log: read %d: %w", r.next, err)
+		}
+		switch seq := meta.Sequence.Stream; {
+		case seq < r.next:
+			continue // delivered before, by a consumer given up
+		case seq > r.next:
+			// Dropped by retention, or lost on its way: the stream knows.
+			if info, err := r.log.stream.Info(ctx); err == nil && info.State.FirstSeq > r.next {
+				return Record{}, truncated(r.next, info.State.FirstSeq)
+			}
+			r.drop()
+			continue
+		}
+		e, err := r.log.decode(msg.Subject(), msg.Data())
+		if err != nil {
+			return Record{}, fmt.Errorf("sequencer log: entry %d: %w", r.next, err)
+		}
+		rec := Record{Seq: r.next, Time: meta.Timestamp, Pending: meta.NumPending, Entry: e}
+		r.next++
+		return rec, nil
 	}
-	meta, err := msg.Metadata()
+}
+
+// subscribe creates a consumer from r.next and starts pulling from it.
+func (r *reader) subscribe(ctx context.Context) error {
+	attempt, cancel := context.WithTimeout(ctx, consumerAttempt)
+	defer cancel()
+	cons, err := r.log.stream.CreateConsumer(attempt, jetstream.ConsumerConfig{
+		DeliverPolicy: jetstream.DeliverByStartSequencePolicy,
+		OptStartSeq:   r.next,
+		AckPolicy:     jetstream.AckNonePolicy,
+		// One copy in memory, as an ordered consumer: a lost one is
+		// created again, from where its reader was.
+		Replicas:          1,
+		MemoryStorage:     true,
+		InactiveThreshold: time.Minute,
+	})
 	if err != nil {
-		return Record{}, fmt.Errorf("sequencer log: read %d: %w", want, err)
+		return err
 	}
-	if seq := meta.Sequence.Stream; seq != want {
-		return Record{}, truncated(want, seq)
-	}
-	e, err := l.decode(msg.Subject(), msg.Data())
+	msgs, err := cons.Messages(jetstream.PullHeartbeat(followHeartbeat), jetstream.WithMessagesErrOnMissingHeartbeat(true))
 	if err != nil {
-		return Record{}, fmt.Errorf("sequencer log: entry %d: %w", want, err)
+		r.cons = cons
+		r.drop()
+		return err
 	}
-	return Record{Seq: want, Time: meta.Timestamp, Pending: meta.NumPending, Entry: e}, nil
+	r.cons, r.msgs = cons, msgs
+	return nil
+}
+
+// drop stops pulling and deletes the consumer, if any (in the background:
+// its server may be gone; unused, it goes after InactiveThreshold anyway).
+func (r *reader) drop() {
+	if r.msgs != nil {
+		r.msgs.Stop()
+		r.msgs = nil
+	}
+	if r.cons == nil {
+		return
+	}
+	name := r.cons.CachedInfo().Name
+	r.cons = nil
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), consumerAttempt)
+		defer cancel()
+		_ = r.log.stream.DeleteConsumer(ctx, name)
+	}()
 }
