@@ -34,7 +34,7 @@ func (n *Node) openLog(ctx context.Context) error {
 		return err
 	}
 	n.seqlog = l
-	n.seq.SetJournal(&logJournal{log: l})
+	n.seq.SetJournal(seqlog.NewJournal(l))
 	n.accepts = startAcceptLog(l)
 	n.pool.OnAccepted(n.accepts.accept)
 	n.repool(accepted)

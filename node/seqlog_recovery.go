@@ -116,7 +116,7 @@ func (n *Node) resumeFromLog(ctx context.Context, l *seqlog.Log) (types.Transact
 		// pending block's: without them a sender's later transactions
 		// would wait behind a nonce gap for the seal, not be executed
 		// at the first tick.
-		accepted = append(txs, accepted...)
+		accepted = append(txs[:len(txs):len(txs)], accepted...) // a copy: Resume keeps txs
 	}
 	return accepted, nil
 }

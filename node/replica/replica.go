@@ -8,6 +8,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"math/big"
 	"sync/atomic"
 	"time"
 
@@ -106,10 +107,16 @@ func (f *Follower) Run(ctx context.Context) error {
 }
 
 func (f *Follower) read(ctx context.Context, from uint64, out chan<- record) {
-	signer := types.LatestSigner(f.chain.Config())
+	// The block's own signer: a transaction caches the sender of the signer
+	// it was recovered with, and the replay asks the block's.
+	config := f.chain.Config()
+	signer := types.LatestSigner(config)
 	for rec, err := range f.log.Follow(ctx, from) {
 		r := record{rec: rec, err: err}
-		if e, ok := rec.Entry.(seqlog.Preconfirmed); ok && err == nil {
+		switch e := rec.Entry.(type) {
+		case seqlog.Opened:
+			signer = types.MakeSigner(config, new(big.Int).SetUint64(e.Number), e.Timestamp)
+		case seqlog.Preconfirmed:
 			r.txs, r.err = seqlog.DecodeTxs(e.Transactions)
 			for _, tx := range r.txs {
 				types.Sender(signer, tx) // an invalid one fails its execution

@@ -20,39 +20,6 @@ import (
 	"github.com/stocknode/stocknode/node/txpool"
 )
 
-// journal writes a sequencer's decisions to the log, as the node's
-// logJournal does.
-type journal struct {
-	log     *seqlog.Log
-	payload seqlog.PayloadID
-}
-
-func (j *journal) Opened(h *types.Header) error {
-	j.payload = seqlog.NewPayloadID(h)
-	_, err := j.log.Append(context.Background(), seqlog.NewOpened(h, j.payload))
-	return err
-}
-
-func (j *journal) Preconfirmed(b *pending.Block, txs types.Transactions) error {
-	raw, err := seqlog.EncodeTxs(txs)
-	if err != nil {
-		return err
-	}
-	_, err = j.log.Append(context.Background(), seqlog.Preconfirmed{
-		Number: b.Header.Number.Uint64(), PayloadID: j.payload, Index: uint64(b.Index), GasUsed: b.Header.GasUsed, Transactions: raw,
-	})
-	return err
-}
-
-func (j *journal) Sealed(block *types.Block, receipts types.Receipts) error {
-	e, err := seqlog.NewSealed(block, receipts)
-	if err != nil {
-		return err
-	}
-	_, err = j.log.Append(context.Background(), e)
-	return err
-}
-
 // openChain opens an in-memory preview chain: every chain of a test has
 // the same genesis.
 func openChain(t *testing.T) *chain.Chain {
@@ -134,7 +101,7 @@ func TestFollowerReplaysSequencer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	seq.SetJournal(&journal{log: l})
+	seq.SetJournal(seqlog.NewJournal(l))
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- seq.Run(ctx) }()

@@ -1,0 +1,53 @@
+package seqlog
+
+import (
+	"context"
+
+	"github.com/ethereum/go-ethereum/core/types"
+
+	"github.com/stocknode/stocknode/node/pending"
+)
+
+// Journal writes a sequencer's decisions to the log: it is the
+// sequencer.Journal of a node with a log. It runs on the sequencer's
+// goroutine; each append waits for JetStream's acknowledgement (Append).
+type Journal struct {
+	log     *Log
+	payload PayloadID // of the block opened last
+}
+
+// NewJournal returns the journal that appends to l.
+func NewJournal(l *Log) *Journal { return &Journal{log: l} }
+
+// Opened logs the opening of the block of h.
+func (j *Journal) Opened(h *types.Header) error {
+	j.payload = NewPayloadID(h)
+	_, err := j.log.Append(context.Background(), NewOpened(h, j.payload))
+	return err
+}
+
+// Preconfirmed logs the transactions a pre-confirmation of b executed.
+func (j *Journal) Preconfirmed(b *pending.Block, txs types.Transactions) error {
+	raw, err := EncodeTxs(txs)
+	if err != nil {
+		return err
+	}
+	_, err = j.log.Append(context.Background(), Preconfirmed{
+		Number:       b.Header.Number.Uint64(),
+		PayloadID:    j.payload,
+		Index:        uint64(b.Index),
+		GasUsed:      b.Header.GasUsed,
+		Transactions: raw,
+	})
+	return err
+}
+
+// Sealed logs a sealed block.
+func (j *Journal) Sealed(block *types.Block, receipts types.Receipts) error {
+	entry, err := NewSealed(block, receipts)
+	if err != nil {
+		return err
+	}
+	_, err = j.log.Append(context.Background(), entry)
+	return err
+}
