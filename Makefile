@@ -77,7 +77,7 @@ busy-address:
 explorer-load:
 	bash scripts/explorer-load.sh
 
-## replica-bench: the sequencer log's cost (flood against the tree before it, ROUNDS=3), a read replica's lag under a RATE=5000 transfers/s flood, CPU per sealed block and per log reader, and its read throughput against the sequencer's.
+## replica-bench: the sequencer log's cost (flood against the tree before it, ROUNDS=3), a read replica's lag under a RATE=5000 transfers/s flood, CPU per sealed block and per log reader, its read throughput against the sequencer's, and the same on a three-node NATS cluster (about 7 minutes).
 replica-bench:
 	bash scripts/replica-bench.sh
 

@@ -12,7 +12,10 @@
 #      CPU the sequencer (its embedded NATS server) spends per extra log
 #      reader (loadtest logread, 8 readers against none, same flood);
 #   3. eth_getBalance(pending) requests/s on the replica and on the
-#      sequencer, alternating, $ROUNDS rounds, on the idle chain.
+#      sequencer, alternating, $ROUNDS rounds, on the idle chain;
+#   4. the log on a three-node NATS cluster (three nats-server processes
+#      built from the module's nats-server, --nats.replicas 3): the flood,
+#      the replica's lag, the servers' CPU per block and per log reader.
 #
 # Usage: make replica-bench [ROUNDS=3 RATE=5000 BEFORE=<rev>]
 set -euo pipefail
@@ -159,3 +162,69 @@ print("sequencer: " + " / ".join(f"{x:,.0f}" for x in s) + " req/s")
 print("replica:   " + " / ".join(f"{x:,.0f}" for x in p) + " req/s")
 print(f"median ratio replica/sequencer: {statistics.median(p)/statistics.median(s):.2f}")
 EOF
+
+echo
+echo "== 4. a three-node NATS cluster: the sequencer's log replicated on three nats-server processes (--nats.replicas 3), a replica following one of them"
+stop "$rep_pid"
+stop "$seq_pid"
+go build -o bin/nats-server github.com/nats-io/nats-server/v2
+cports=() rports=()
+for i in 1 2 3; do cports+=("$(freeport)") rports+=("$(freeport)"); done
+nats_pids=()
+for i in 0 1 2; do
+	routes=""
+	for j in 0 1 2; do [[ $j != "$i" ]] && routes+="nats://127.0.0.1:${rports[$j]},"; done
+	cat >"$work/nats$i.conf" <<CONF
+server_name: n$i
+listen: 127.0.0.1:${cports[$i]}
+max_payload: 8MB
+jetstream { store_dir: "$work/nats$i" }
+cluster { name: bench, listen: 127.0.0.1:${rports[$i]}, routes: [${routes%,}] }
+CONF
+	bin/nats-server -c "$work/nats$i.conf" 2>>"$work/nats.log" &
+	nats_pids+=("$!")
+	pids+=("$!")
+done
+urls="nats://127.0.0.1:${cports[0]},nats://127.0.0.1:${cports[1]},nats://127.0.0.1:${cports[2]}"
+sport=$(freeport) rport=$(freeport)
+start bin/stocknode "$sport" --dev=false --datadir "$work/seq-cluster" --nats.url "$urls" --nats.replicas 3
+seq_pid=$pid
+start bin/stocknode "$rport" --dev --follow --nats.url "nats://127.0.0.1:${cports[1]}"
+rep_pid=$pid
+natscpu() { local t=0; for p in "${nats_pids[@]}"; do t=$((t + $(cputicks "$p"))); done; echo "$t"; }
+bin/loadtest flood -url "http://127.0.0.1:$sport" -accounts 1024 -senders 64 -duration 1s >/dev/null
+sleep 2
+n0=$(natscpu) s0=$(cputicks "$seq_pid") h0=$(head_of "$sport")
+bin/loadtest replag -sequencer "ws://127.0.0.1:$sport/ws" -replica "ws://127.0.0.1:$rport/ws" -duration 12s -json >"$work/replag-cluster.json" &
+replag_pid=$!
+bin/loadtest flood -url "http://127.0.0.1:$sport" -accounts 1024 -senders 64 -duration 10s -rate "$RATE" -drain 1s -json >"$work/flood-cluster.json"
+wait "$replag_pid"
+n1=$(natscpu) s1=$(cputicks "$seq_pid") h1=$(head_of "$sport")
+# 8 log readers on the third server, which neither the sequencer's appends
+# nor the replica use directly: their cost there is what a reader costs.
+n2=$(natscpu) h2=$(head_of "$sport")
+bin/loadtest logread -nats "nats://127.0.0.1:${cports[2]}" -readers 8 -duration 11s -json >"$work/logread-cluster.json" &
+logread_pid=$!
+bin/loadtest flood -url "http://127.0.0.1:$sport" -accounts 1024 -senders 64 -duration 10s -rate "$RATE" -drain 1s -json >"$work/flood-cluster-readers.json"
+wait "$logread_pid"
+n3=$(natscpu) h3=$(head_of "$sport")
+python3 - "$work" "$clk" "$n0" "$n1" "$s0" "$s1" "$h0" "$h1" "$n2" "$n3" "$h2" "$h3" <<'PY'
+import json, sys
+work, clk = sys.argv[1], int(sys.argv[2])
+n0, n1, s0, s1, h0, h1, n2, n3, h2, h3 = map(int, sys.argv[3:])
+ms = lambda ticks: ticks * 1000 / clk
+fl = json.load(open(f"{work}/flood-cluster.json"))
+fr = json.load(open(f"{work}/flood-cluster-readers.json"))
+lag = json.load(open(f"{work}/replag-cluster.json"))
+rd = json.load(open(f"{work}/logread-cluster.json"))
+b1, b2 = max(1, h1 - h0), max(1, h3 - h2)
+L = lag["lag"]
+print(f"flood on the cluster: {fl['acceptedPerSecond']:,.0f} accepted/s, {fl['includedPerSecond']:,.0f} included/s, "
+      f"time to pending p50 {fl['timeToPending']['p50']/1e6:.0f} ms, p99 {fl['timeToPending']['p99']/1e6:.0f} ms")
+print(f"replica lag: p50 {L['p50']/1e6:.2f} ms, p90 {L['p90']/1e6:.2f} ms, p99 {L['p99']/1e6:.2f} ms, max {L['max']/1e6:.2f} ms "
+      f"over {lag['matched']} pre-confirmations ({lag['missingOnReplica']} missing)")
+print(f"CPU over {b1} blocks: the three nats-servers {ms(n1-n0)/b1:.1f} ms/block together, the sequencer {ms(s1-s0)/b1:.1f} ms/block")
+per_reader = (ms(n3 - n2) / b2 - ms(n1 - n0) / b1) / rd["readers"]
+print(f"8 log readers on the third server: the servers {ms(n3-n2)/b2:.1f} ms/block ({fr['includedPerSecond']:,.0f} included/s), "
+      f"so {per_reader:.2f} ms/block per reader; each read {rd['entriesPerSecondPerReader']:.0f} entries/s")
+PY
