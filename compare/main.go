@@ -32,6 +32,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/valyala/fasthttp"
 
 	"github.com/stocknode/stocknode/loadtest/workload"
@@ -44,8 +45,13 @@ type config struct {
 	duration, warmup, floodDuration  time.Duration
 	blockTime                        time.Duration
 	conns, rounds                    int
-	flood, ceiling                   bool
+	flood, ceiling, trace            bool
 	pacedRate, floodPacedRate        float64
+	// traceTxs are the transactions the traceTransaction workload traces,
+	// traceChain the block holding them (geth imports it), traceHashes
+	// their hashes (loadtest -hashes); set by run when cfg.trace.
+	traceTxs                types.Transactions
+	traceChain, traceHashes string
 }
 
 // workloads are the read measurements, each at cfg.conns connections.
@@ -55,7 +61,12 @@ var workloads = []struct{ method, tag string }{
 	{"call", "latest"},
 	{"call", "pending"},
 	{"mix", "latest"},
+	{"getProof", "latest"},
+	{"traceTransaction", "latest"},
 }
+
+// traceWorkload reports whether -trace=false leaves a workload out.
+func traceWorkload(method string) bool { return method == "getProof" || method == "traceTransaction" }
 
 // pacedWorkloads are measured again at one offered rate for every server:
 // unpaced, a faster server is offered more requests, and on a machine it
@@ -85,6 +96,7 @@ func main() {
 	flag.DurationVar(&cfg.blockTime, "block-time", 200*time.Millisecond, "block time of stocknode and anvil")
 	flag.IntVar(&cfg.conns, "c", 64, "keep-alive connections of the read workloads")
 	flag.IntVar(&cfg.rounds, "rounds", 2, "rounds of the read workloads and the flood over all servers, interleaved (each round restarts the servers); the table shows each workload's best round, for a machine shared with other work")
+	flag.BoolVar(&cfg.trace, "trace", true, "also measure eth_getProof (the token's account and a balance slot) and debug_traceTransaction with callTracer (256 token transfers sent first; geth imports them as block 1)")
 	flag.BoolVar(&cfg.ceiling, "ceiling", true, "also measure fasthttp returning a constant body (the setup's ceiling)")
 	flag.Float64Var(&cfg.pacedRate, "paced-rate", 10_000, "offered requests/s of the latency comparison at one load (0: skip it); below every server's capacity")
 	flag.Float64Var(&cfg.floodPacedRate, "flood-paced-rate", 5_000, "offered transfers/s of a second flood after the first (0: skip it), below the chain's capacity (1,428 transfers a 30M-gas block, 7,142/s at 200 ms blocks), so that its times to pending and latest measure the sequencer rather than a backlog")
@@ -202,6 +214,11 @@ func run(ctx context.Context, cfg config) error {
 		return err
 	}
 	logf("genesis %s; work directory %s", genesis, cfg.work)
+	if cfg.trace {
+		if err := prepareTrace(&cfg); err != nil {
+			return err
+		}
+	}
 	res := &results{Started: time.Now(), Connections: cfg.conns, Duration: cfg.duration.String(),
 		BlockTime: cfg.blockTime.String(), CPUs: runtime.NumCPU(), LoadAvg: [2]string{loadAvg(), ""}}
 	if cfg.ceiling {
@@ -277,11 +294,19 @@ func measureServer(ctx context.Context, cfg config, sr *serverResult, genesis st
 	if !check("before") {
 		return
 	}
+	traced := cfg.trace && setupTrace(cfg, sr, srv)
 	for _, w := range workloads {
 		if ctx.Err() != nil {
 			return
 		}
-		r, err := measureRead(ctx, cfg, srv.url, srv.cmd.Process.Pid, w.method, w.tag)
+		var extra []string
+		switch {
+		case traceWorkload(w.method) && !cfg.trace, w.method == "traceTransaction" && !traced:
+			continue
+		case w.method == "traceTransaction":
+			extra = []string{"-hashes", cfg.traceHashes}
+		}
+		r, err := measureRead(ctx, cfg, srv.url, srv.cmd.Process.Pid, w.method, w.tag, extra...)
 		if err != nil {
 			sr.Error = err.Error()
 			return
@@ -383,11 +408,17 @@ func startServer(ctx context.Context, cfg config, name, genesis string) (*server
 		if out, err := init.CombinedOutput(); err != nil {
 			return nil, fmt.Errorf("geth init: %v: %s", err, out)
 		}
+		if cfg.traceChain != "" {
+			imp := exec.CommandContext(ctx, bin, append(append([]string{}, common...), "import", cfg.traceChain)...)
+			if out, err := imp.CombinedOutput(); err != nil {
+				return nil, fmt.Errorf("geth import %s: %v: %s", cfg.traceChain, err, out)
+			}
+		}
 		p2p, _ := freePort()
 		auth, _ := freePort()
 		args = append(common, "--syncmode", "full", "--networkid", strconv.Itoa(chainID),
 			"--port", strconv.Itoa(p2p), "--authrpc.port", strconv.Itoa(auth),
-			"--http", "--http.addr", "127.0.0.1", "--http.port", strconv.Itoa(port), "--http.api", "eth,net,web3")
+			"--http", "--http.addr", "127.0.0.1", "--http.port", strconv.Itoa(port), "--http.api", "eth,net,web3,debug")
 	case "anvil":
 		bin = cfg.anvil
 		srv.version = versionOf(bin, "--version")

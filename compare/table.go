@@ -176,10 +176,10 @@ func printTables(w io.Writer, cfg config, res *results) {
 		printFlood(w, cfg, res)
 	}
 
-	fmt.Fprint(w, "\ncorrectness (dev account balance, ETH and ERC-20 balances at latest and pending):")
+	fmt.Fprint(w, "\ncorrectness (dev account balance, ETH and ERC-20 balances at latest and pending; trace: the traced transactions in a block and a callTracer trace of the first):")
 	for _, s := range res.Servers {
 		var parts []string
-		for _, phase := range []string{"before", "afterReads", "afterFlood"} {
+		for _, phase := range []string{"before", "trace", "afterReads", "afterFlood"} {
 			if c, ok := s.Checks[phase]; ok {
 				parts = append(parts, phase+" "+c)
 			}

@@ -21,6 +21,12 @@ const (
 	kindBlock       = "getBlockByNumber"
 	kindEstimateGas = "estimateGas"
 	kindMix         = "mix"
+	// kindGetProof asks eth_getProof for the token's account and one read
+	// address's balance slot: an ERC-20 balance proven against the state root.
+	kindGetProof = "getProof"
+	// kindTraceTx asks debug_traceTransaction with callTracer for the
+	// transactions given by -hashes, in turn.
+	kindTraceTx = "traceTransaction"
 )
 
 // mixWeights is the mix workload in percent: mostly state reads, as a wallet
@@ -61,6 +67,17 @@ var hexAddrs = func() []string {
 	return out
 }()
 
+// hexSlots are the read addresses' balance slots in the token (a mapping at
+// slot 0) as 64 lowercase hex digits, without 0x.
+var hexSlots = func() []string {
+	out := make([]string, workload.NumAddresses)
+	for i := range out {
+		slot := workload.BalanceSlot(workload.Address(i))
+		out[i] = hex.EncodeToString(slot[:])
+	}
+	return out
+}()
+
 // bodyGen writes the JSON-RPC request bodies of one worker. Every body differs
 // from the previous one: the address index advances by one per request (1,024
 // addresses), the id by one, and the worker's starting offset spreads workers
@@ -71,19 +88,21 @@ type bodyGen struct {
 	token string // 0x-prefixed lowercase
 	seq   uint64
 	addr  int
+	// hashes are the transactions kindTraceTx traces, 0x-prefixed.
+	hashes []string
 }
 
 func validKind(kind string) bool {
 	switch kind {
-	case kindGetBalance, kindCall, kindBlockNumber, kindTxCount, kindBlock, kindEstimateGas, kindMix:
+	case kindGetBalance, kindCall, kindBlockNumber, kindTxCount, kindBlock, kindEstimateGas, kindMix, kindGetProof, kindTraceTx:
 		return true
 	}
 	return false
 }
 
-func newBodyGen(kind, tag string, token common.Address, worker int) *bodyGen {
+func newBodyGen(kind, tag string, token common.Address, worker int, hashes []string) *bodyGen {
 	return &bodyGen{kind: kind, tag: tag, token: strings.ToLower(token.Hex()),
-		seq: uint64(worker) << 32, addr: (worker * 97) % workload.NumAddresses}
+		seq: uint64(worker) << 32, addr: (worker * 97) % workload.NumAddresses, hashes: hashes}
 }
 
 // next appends the next request's body to dst and returns it with the kind of
@@ -136,6 +155,18 @@ func (g *bodyGen) next(dst []byte) ([]byte, string) {
 		dst = append(dst, `0000000000000000000000000000000000000000000000000000000000000001"},"`...)
 		dst = append(dst, g.tag...)
 		dst = append(dst, `"]}`...)
+	case kindGetProof:
+		dst = append(dst, `,"method":"eth_getProof","params":["`...)
+		dst = append(dst, g.token...)
+		dst = append(dst, `",["0x`...)
+		dst = append(dst, hexSlots[g.addr]...)
+		dst = append(dst, `"],"`...)
+		dst = append(dst, g.tag...)
+		dst = append(dst, `"]}`...)
+	case kindTraceTx:
+		dst = append(dst, `,"method":"debug_traceTransaction","params":["`...)
+		dst = append(dst, g.hashes[g.seq%uint64(len(g.hashes))]...)
+		dst = append(dst, `",{"tracer":"callTracer"}]}`...)
 	default:
 		panic(fmt.Sprintf("unknown request kind %q", kind))
 	}

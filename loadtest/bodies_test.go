@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"slices"
 	"testing"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -19,9 +20,9 @@ type request struct {
 
 func TestBodiesAreValidAndVary(t *testing.T) {
 	token := workload.Token
-	for _, kind := range []string{kindGetBalance, kindCall, kindBlockNumber, kindTxCount, kindBlock, kindEstimateGas, kindMix} {
+	for _, kind := range []string{kindGetBalance, kindCall, kindBlockNumber, kindTxCount, kindBlock, kindEstimateGas, kindMix, kindGetProof, kindTraceTx} {
 		for _, tag := range []string{"latest", "pending"} {
-			g := newBodyGen(kind, tag, token, 3)
+			g := newBodyGen(kind, tag, token, 3, testHashes)
 			seen := map[string]bool{}
 			addrs := map[common.Address]bool{}
 			var buf []byte
@@ -45,7 +46,7 @@ func TestBodiesAreValidAndVary(t *testing.T) {
 					addrs[a] = true
 				}
 			}
-			if kind == kindGetBalance || kind == kindCall {
+			if kind == kindGetBalance || kind == kindCall || kind == kindGetProof {
 				if len(addrs) != workload.NumAddresses {
 					t.Errorf("%s %s: %d distinct addresses over %d requests, want %d", kind, tag, len(addrs), n, workload.NumAddresses)
 				}
@@ -59,7 +60,8 @@ func TestBodiesAreValidAndVary(t *testing.T) {
 func checkParams(t *testing.T, kind, tag string, req request, body string) (addr common.Address) {
 	t.Helper()
 	want := map[string]string{kindGetBalance: "eth_getBalance", kindCall: "eth_call", kindBlockNumber: "eth_blockNumber",
-		kindTxCount: "eth_getTransactionCount", kindBlock: "eth_getBlockByNumber", kindEstimateGas: "eth_estimateGas"}[kind]
+		kindTxCount: "eth_getTransactionCount", kindBlock: "eth_getBlockByNumber", kindEstimateGas: "eth_estimateGas",
+		kindGetProof: "eth_getProof", kindTraceTx: "debug_traceTransaction"}[kind]
 	if req.Method != want {
 		t.Fatalf("kind %s sent %s: %s", kind, req.Method, body)
 	}
@@ -75,6 +77,25 @@ func checkParams(t *testing.T, kind, tag string, req request, body string) (addr
 		if string(req.Params[1]) != "false" {
 			t.Fatalf("hydrated: %s", body)
 		}
+	case kindTraceTx:
+		var hash string
+		json.Unmarshal(req.Params[0], &hash)
+		if !slices.Contains(testHashes, hash) || string(req.Params[1]) != `{"tracer":"callTracer"}` {
+			t.Fatalf("trace params: %s", body)
+		}
+		return addr
+	case kindGetProof:
+		var token common.Address
+		var slots []common.Hash
+		json.Unmarshal(req.Params[0], &token)
+		if err := json.Unmarshal(req.Params[1], &slots); err != nil || token != workload.Token || len(slots) != 1 {
+			t.Fatalf("proof params: %s", body)
+		}
+		addr = slotHolders[slots[0]]
+		if addr == (common.Address{}) {
+			t.Fatalf("slot %s is no read address's balance slot: %s", slots[0], body)
+		}
+		json.Unmarshal(req.Params[2], &lastTag)
 	case kindGetBalance, kindTxCount:
 		if err := json.Unmarshal(req.Params[0], &addr); err != nil {
 			t.Fatalf("address: %s: %v", body, err)
@@ -128,8 +149,23 @@ var readAddresses = func() map[common.Address]bool {
 
 func isReadAddress(a common.Address) bool { return readAddresses[a] }
 
+// slotHolders maps each read address's token balance slot to the address.
+var slotHolders = func() map[common.Hash]common.Address {
+	m := map[common.Hash]common.Address{}
+	for _, a := range workload.Addresses() {
+		m[workload.BalanceSlot(a)] = a
+	}
+	return m
+}()
+
+var testHashes = []string{
+	"0x1111111111111111111111111111111111111111111111111111111111111111",
+	"0x2222222222222222222222222222222222222222222222222222222222222222",
+	"0x3333333333333333333333333333333333333333333333333333333333333333",
+}
+
 func TestMixFollowsWeights(t *testing.T) {
-	g := newBodyGen(kindMix, "latest", workload.Token, 0)
+	g := newBodyGen(kindMix, "latest", workload.Token, 0, nil)
 	counts := map[string]int{}
 	var buf []byte
 	for range 1000 {
@@ -145,7 +181,7 @@ func TestMixFollowsWeights(t *testing.T) {
 }
 
 func BenchmarkBodyGen(b *testing.B) {
-	g := newBodyGen(kindCall, "latest", workload.Token, 0)
+	g := newBodyGen(kindCall, "latest", workload.Token, 0, nil)
 	buf := make([]byte, 0, 512)
 	b.ReportAllocs()
 	for range b.N {

@@ -3,10 +3,12 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"net"
 	"net/url"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -31,12 +33,14 @@ type httpConfig struct {
 	Rate     float64
 	Paths    string // the pages workload's paths
 	Bust     bool   // pages: a query parameter of its own per request
+	Hashes   string // traceTransaction: a file of transaction hashes, one per line
+	hashes   []string
 }
 
 func httpFlags(fs *flag.FlagSet) *httpConfig {
 	c := new(httpConfig)
 	fs.StringVar(&c.URL, "url", "http://127.0.0.1:8545", "JSON-RPC HTTP endpoint")
-	fs.StringVar(&c.Method, "method", kindGetBalance, "getBalance | call | blockNumber | getTransactionCount | getBlockByNumber | estimateGas | mix | rest (GETs of the Tokenized Stocks REST API: the token list, the chains, each token's total supply) | pages (GETs of -paths in turn: explorer pages, any GET)")
+	fs.StringVar(&c.Method, "method", kindGetBalance, "getBalance | call | blockNumber | getTransactionCount | getBlockByNumber | estimateGas | mix | getProof (eth_getProof of -token's balance slot of each read address) | traceTransaction (debug_traceTransaction with callTracer of each -hashes transaction in turn) | rest (GETs of the Tokenized Stocks REST API: the token list, the chains, each token's total supply) | pages (GETs of -paths in turn: explorer pages, any GET)")
 	fs.StringVar(&c.Tag, "tag", "latest", "block tag of the requests: latest | pending")
 	fs.StringVar(&c.Conns, "c", "64", "keep-alive connections; a list (1,4,16,64,256) runs each in turn")
 	fs.DurationVar(&c.Duration, "duration", 6*time.Second, "measurement time per connection count")
@@ -45,6 +49,7 @@ func httpFlags(fs *flag.FlagSet) *httpConfig {
 	fs.IntVar(&c.Pipeline, "pipeline", 1, "requests in flight per connection (HTTP pipelining through fasthttp.PipelineClient when > 1)")
 	fs.DurationVar(&c.Timeout, "timeout", 10*time.Second, "read and write timeout of one request")
 	fs.StringVar(&c.Paths, "paths", "/", "with -method pages: comma-separated paths to GET in turn, e.g. /,/tokens,/block/1")
+	fs.StringVar(&c.Hashes, "hashes", "", "with -method traceTransaction: a file of transaction hashes (0x-prefixed, one per line) to trace in turn")
 	fs.BoolVar(&c.Bust, "bust", false, "with -method pages: add a query parameter of its own (n=<i>) to every request, so no cache of the server's answers it twice")
 	fs.Float64Var(&c.Rate, "rate", 0, "requests/s to offer in all, spread evenly over the connections (0: each connection sends its next request as soon as the last is answered); latency is still timed from each actual send, so a server that cannot keep up shows as a lower rate, not as queueing inside the generator")
 	return c
@@ -149,7 +154,11 @@ func runHTTP(ctx context.Context, cfg httpConfig) (httpReport, error) {
 		return report, err
 	}
 	if !validKind(cfg.Method) && cfg.Method != kindREST && cfg.Method != kindPages {
-		return report, fmt.Errorf("-method %q: want getBalance, call, blockNumber, getTransactionCount, getBlockByNumber, estimateGas, mix, rest or pages", cfg.Method)
+		return report, fmt.Errorf("-method %q: want getBalance, call, blockNumber, getTransactionCount, getBlockByNumber, estimateGas, mix, getProof, traceTransaction, rest or pages", cfg.Method)
+	}
+	var err error
+	if cfg.hashes, err = readHashes(cfg); err != nil {
+		return report, err
 	}
 	if cfg.Tag != "latest" && cfg.Tag != "pending" {
 		return report, fmt.Errorf("-tag %q: want latest or pending", cfg.Tag)
@@ -249,7 +258,7 @@ func runHTTPOnce(ctx context.Context, cfg httpConfig, conns int) (httpRun, error
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			gen := newBodyGen(cfg.Method, cfg.Tag, token, w)
+			gen := newBodyGen(cfg.Method, cfg.Tag, token, w, cfg.hashes)
 			req, resp := fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
 			defer fasthttp.ReleaseRequest(req)
 			defer fasthttp.ReleaseResponse(resp)
@@ -368,4 +377,29 @@ func (p *pacer) wait() {
 	if now := time.Now(); p.next.Before(now) {
 		p.next = now // do not burst to catch up
 	}
+}
+
+// readHashes reads the -hashes file of the traceTransaction workload.
+func readHashes(cfg httpConfig) ([]string, error) {
+	if cfg.Method != kindTraceTx {
+		return nil, nil
+	}
+	if cfg.Hashes == "" {
+		return nil, errors.New("-method traceTransaction needs -hashes FILE: the transactions to trace, one hash per line")
+	}
+	data, err := os.ReadFile(cfg.Hashes)
+	if err != nil {
+		return nil, fmt.Errorf("-hashes: %w", err)
+	}
+	var hashes []string
+	for _, line := range strings.Fields(string(data)) {
+		if len(line) != 66 || !strings.HasPrefix(line, "0x") {
+			return nil, fmt.Errorf("-hashes %s: %q is not a 0x-prefixed 32-byte hash", cfg.Hashes, line)
+		}
+		hashes = append(hashes, strings.ToLower(line))
+	}
+	if len(hashes) == 0 {
+		return nil, fmt.Errorf("-hashes %s: no hashes", cfg.Hashes)
+	}
+	return hashes, nil
 }

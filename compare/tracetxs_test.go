@@ -1,0 +1,50 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/rlp"
+)
+
+// TestTraceChain checks the block geth imports: every traced transaction
+// in it, in order.
+func TestTraceChain(t *testing.T) {
+	txs, err := traceTxs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "chain.rlp")
+	if err := writeTraceChain(path, txs); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var block types.Block
+	if err := rlp.Decode(bytes.NewReader(data), &block); err != nil {
+		t.Fatal(err)
+	}
+	if block.NumberU64() != 1 || block.Transactions().Len() != traceTxCount {
+		t.Fatalf("block %d with %d transactions, want block 1 with %d", block.NumberU64(), block.Transactions().Len(), traceTxCount)
+	}
+	for i, tx := range block.Transactions() {
+		if tx.Hash() != txs[i].Hash() {
+			t.Fatalf("transaction %d is %s, want %s", i, tx.Hash(), txs[i].Hash())
+		}
+	}
+	hashes := filepath.Join(dir, "hashes")
+	if err := writeHashes(hashes, txs); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := os.ReadFile(hashes)
+	if lines := strings.Fields(string(got)); len(lines) != traceTxCount || lines[0] != txs[0].Hash().Hex() {
+		t.Fatalf("hashes file: %d lines, first %q", len(lines), lines[0])
+	}
+}
