@@ -9,16 +9,20 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math/big"
 	"os"
 	"path/filepath"
 	"reflect"
 	"testing"
 
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/consensus/beacon"
 	"github.com/ethereum/go-ethereum/consensus/ethash"
 	"github.com/ethereum/go-ethereum/core"
 	"github.com/ethereum/go-ethereum/core/rawdb"
 	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/eth/tracers"
 	"github.com/ethereum/go-ethereum/rlp"
 	gethrpc "github.com/ethereum/go-ethereum/rpc"
@@ -276,5 +280,89 @@ func TestTraceBlockMatchesGeth(t *testing.T) {
 		res, err := p.geth.TraceBlockByNumber(ctx, number, gethConfig[tracers.TraceConfig](t, map[string]any{"tracer": "callTracer"}))
 		gethRes, gethErr := theirs(t, res, err)
 		p.compare(tag, ours, ourErr, gethRes, gethErr)
+	}
+}
+
+// Calls traced with debug_traceCall (state and block overrides, txIndex,
+// a moved precompile, creations, reverts, every fee style) answer what
+// go-ethereum's TraceCall does.
+func TestTraceCallMatchesGeth(t *testing.T) {
+	p := newTracePair(t)
+	ctx := context.Background()
+	signer := types.LatestSigner(p.srv.b.Chain.Config())
+	a, err := types.Sender(signer, p.blocks[0].Transactions()[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	deploy := p.blocks[1].Transactions()[0] // block 2: A deploys C
+	c := crypto.CreateAddress(a, deploy.Nonce())
+	sel := func(sig string) string { return hexutil.Encode(crypto.Keccak256([]byte(sig))[:4]) }
+	word := func(v int64) string { return common.BigToHash(big.NewInt(v)).Hex()[2:] }
+	fresh := common.HexToAddress("0x00000000000000000000000000000000000f4e54")
+	// blockhash(number-1), number, basefee, coinbase, prevrandao, timestamp
+	envCode := "0x" + "4360019003406000524360205248604052416060524460805242" + "60a052" + "60c06000f3"
+	calls := []struct {
+		name  string
+		call  map[string]any
+		block any
+		extra map[string]any // TraceCallConfig fields besides the tracer's
+	}{
+		{"set", map[string]any{"from": a, "to": c, "data": sel("set(uint256)") + word(7)}, "latest", nil},
+		{"get-old-block", map[string]any{"from": a, "to": c, "data": sel("get()")}, "0x4", nil},
+		{"get-block-hash", map[string]any{"to": c, "data": sel("get()")}, map[string]any{"blockHash": p.blocks[8].Hash()}, nil},
+		{"fail", map[string]any{"from": a, "to": c, "data": sel("fail()")}, "latest", nil},
+		{"fail-silently", map[string]any{"from": a, "to": c, "data": sel("failSilently()"), "gas": "0x10000"}, "latest", nil},
+		{"emit", map[string]any{"from": a, "to": c, "data": sel("emitPair(uint256,uint256)") + word(1) + word(2)}, "latest", nil},
+		{"create", map[string]any{"from": a, "data": hexutil.Encode(deployCode(answerRuntime))}, "latest", nil},
+		{"transfer-legacy", map[string]any{"from": a, "to": fresh, "value": "0x1", "gasPrice": "0x3b9aca00"}, "latest", nil},
+		{"transfer-1559", map[string]any{"from": a, "to": fresh, "value": "0x1", "maxFeePerGas": "0x77359400", "maxPriorityFeePerGas": "0x1"}, "latest", nil},
+		{"access-list", map[string]any{"from": a, "to": c, "data": sel("get()"), "gasPrice": "0x3b9aca00",
+			"accessList": []any{map[string]any{"address": c, "storageKeys": []any{common.Hash{}}}}}, "latest", nil},
+		{"out-of-gas", map[string]any{"from": a, "to": c, "data": sel("set(uint256)") + word(9), "gas": "0x5300"}, "latest", nil},
+		{"insufficient-funds", map[string]any{"from": fresh, "to": a, "value": "0x1"}, "latest", nil},
+		{"state-override", map[string]any{"from": fresh, "to": fresh, "value": "0x5"}, "latest", map[string]any{
+			"stateOverrides": map[string]any{fresh.Hex(): map[string]any{"balance": "0xde0b6b3a7640000", "code": envCode}}}},
+		{"state-diff", map[string]any{"to": c, "data": sel("get()")}, "latest", map[string]any{
+			"stateOverrides": map[string]any{c.Hex(): map[string]any{"stateDiff": map[string]any{common.Hash{}.Hex(): common.BigToHash(big.NewInt(99)).Hex()}}}}},
+		{"block-override-next", map[string]any{"to": fresh}, "latest", map[string]any{
+			"stateOverrides": map[string]any{fresh.Hex(): map[string]any{"code": envCode}},
+			"blockOverrides": map[string]any{"number": fmt.Sprintf("%#x", len(p.blocks)+1), "time": "0x7fffffff", "baseFeePerGas": "0x7",
+				"feeRecipient": fresh, "prevRandao": common.HexToHash("0x1234").Hex()}}},
+		{"block-override-far", map[string]any{"to": fresh, "gasPrice": "0x9"}, "latest", map[string]any{
+			"stateOverrides": map[string]any{fresh.Hex(): map[string]any{"code": envCode}},
+			"blockOverrides": map[string]any{"number": "0x100", "baseFeePerGas": "0x7"}}},
+		{"move-precompile", map[string]any{"to": fresh, "data": "0xabcdef"}, "latest", map[string]any{
+			"stateOverrides": map[string]any{"0x0000000000000000000000000000000000000004": map[string]any{"movePrecompileToAddress": fresh}}}},
+		{"tx-index", map[string]any{"to": c, "data": sel("get()")}, "0x9", map[string]any{"txIndex": "0x1"}},
+		{"tx-index-empty-block", map[string]any{"to": c, "data": sel("get()")}, "0x6", map[string]any{"txIndex": "0x0"}},
+		{"tx-index-out-of-range", map[string]any{"to": c, "data": sel("get()")}, "0x9", map[string]any{"txIndex": "0x3"}},
+		{"unknown-block", map[string]any{"to": c}, "0x100", nil},
+		{"unknown-block-hash", map[string]any{"to": c}, map[string]any{"blockHash": common.HexToHash("0xdead")}, nil},
+		{"genesis", map[string]any{"to": c}, "0x0", nil},
+	}
+	for _, call := range calls {
+		for _, cfg := range traceConfigs {
+			full := map[string]any{}
+			for k, v := range cfg {
+				full[k] = v
+			}
+			for k, v := range call.extra {
+				full[k] = v
+			}
+			if cfg == nil && call.extra == nil {
+				full = nil
+			}
+			what := fmt.Sprintf("%s %v", call.name, cfg)
+			ours, ourErr := p.ours("debug_traceCall", call.call, call.block, full)
+			callJSON, _ := json.Marshal(call.call)
+			blockJSON, _ := json.Marshal(call.block)
+			var block gethrpc.BlockNumberOrHash
+			if err := json.Unmarshal(blockJSON, &block); err != nil {
+				t.Fatal(err)
+			}
+			res, err := p.geth.TraceCall(ctx, callJSON, block, gethConfig[tracers.TraceCallConfig](t, full))
+			gethRes, gethErr := theirs(t, res, err)
+			p.compare(what, ours, ourErr, gethRes, gethErr)
+		}
 	}
 }
