@@ -43,23 +43,40 @@ type guard struct {
 	stop  func()
 }
 
-// wrap returns hooks that count into g before calling h's.
+// wrap returns hooks that count into g before calling h's. The EVM calls
+// a frame hook's multi-dimensional (V2) form when a tracer has it (the
+// muxTracer has only those), else the plain one.
 func (g *guard) wrap(h *tracing.Hooks) *tracing.Hooks {
-	wrapped := *h
-	enter, exit := h.OnEnter, h.OnExit
-	wrapped.OnEnter = func(depth int, typ byte, from, to common.Address, input []byte, gas uint64, value *big.Int) {
-		g.add(len(input))
-		if enter != nil {
+	w := *h
+	if enter := h.OnEnterV2; enter != nil {
+		w.OnEnterV2 = func(depth int, typ byte, from, to common.Address, input []byte, gas tracing.Gas, value *big.Int) {
+			g.add(len(input))
 			enter(depth, typ, from, to, input, gas, value)
 		}
-	}
-	wrapped.OnExit = func(depth int, output []byte, gasUsed uint64, err error, reverted bool) {
-		g.add(len(output))
-		if exit != nil {
-			exit(depth, output, gasUsed, err, reverted)
+	} else {
+		enter := h.OnEnter
+		w.OnEnter = func(depth int, typ byte, from, to common.Address, input []byte, gas uint64, value *big.Int) {
+			g.add(len(input))
+			if enter != nil {
+				enter(depth, typ, from, to, input, gas, value)
+			}
 		}
 	}
-	return &wrapped
+	if exit := h.OnExitV2; exit != nil {
+		w.OnExitV2 = func(depth int, output []byte, gasLeft tracing.Gas, err error, reverted bool) {
+			g.add(len(output))
+			exit(depth, output, gasLeft, err, reverted)
+		}
+	} else {
+		exit := h.OnExit
+		w.OnExit = func(depth int, output []byte, gasUsed uint64, err error, reverted bool) {
+			g.add(len(output))
+			if exit != nil {
+				exit(depth, output, gasUsed, err, reverted)
+			}
+		}
+	}
+	return &w
 }
 
 func (g *guard) add(n int) {
