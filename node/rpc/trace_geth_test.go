@@ -62,8 +62,7 @@ func newTracePair(t *testing.T) *tracePair {
 	}
 	cfg := core.DefaultConfig()
 	cfg.StateScheme, cfg.ArchiveMode = rawdb.HashScheme, true
-	db := rawdb.NewMemoryDatabase()
-	bc, err := core.NewBlockChain(db, gethGenesis, beacon.New(ethash.NewFaker()), cfg)
+	bc, err := core.NewBlockChain(rawdb.NewMemoryDatabase(), gethGenesis, beacon.New(ethash.NewFaker()), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +104,7 @@ func newTracePair(t *testing.T) *tracePair {
 		txs.Close()
 		c.Close()
 	})
-	return &tracePair{t: t, srv: srv, geth: tracingtest.New(bc, db, DefaultConfig().GasCap), blocks: blocks}
+	return &tracePair{t: t, srv: srv, geth: tracingtest.New(bc, DefaultConfig().GasCap), blocks: blocks}
 }
 
 func readBlocks(t *testing.T, path string) []*types.Block {

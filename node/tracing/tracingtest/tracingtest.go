@@ -14,7 +14,6 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/consensus"
 	"github.com/ethereum/go-ethereum/core"
-	"github.com/ethereum/go-ethereum/core/rawdb"
 	"github.com/ethereum/go-ethereum/core/state"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/core/vm"
@@ -33,8 +32,8 @@ type API struct {
 
 // New serves go-ethereum's tracing API over chain (whose states must be
 // readable: an archive chain), with gasCap as its --rpc.gascap.
-func New(chain *core.BlockChain, db ethdb.Database, gasCap uint64) *API {
-	b := &backend{chain: chain, db: db, gasCap: gasCap}
+func New(chain *core.BlockChain, gasCap uint64) *API {
+	b := &backend{chain: chain, gasCap: gasCap}
 	return &API{API: tracers.NewAPI(b), backend: b}
 }
 
@@ -58,7 +57,6 @@ func (a *API) TraceCall(ctx context.Context, call json.RawMessage, block rpc.Blo
 // eth/state_accessor.go) reduced to an archive chain without a miner.
 type backend struct {
 	chain  *core.BlockChain
-	db     ethdb.Database
 	gasCap uint64
 }
 
@@ -94,15 +92,22 @@ func (b *backend) BlockByNumber(_ context.Context, number rpc.BlockNumber) (*typ
 }
 
 func (b *backend) GetCanonicalTransaction(hash common.Hash) (bool, *types.Transaction, common.Hash, uint64, uint64) {
-	tx, blockHash, number, index := rawdb.ReadCanonicalTransaction(b.db, hash)
-	return tx != nil, tx, blockHash, number, index
+	entry, tx := b.chain.GetCanonicalTransaction(hash)
+	if tx == nil {
+		return false, nil, common.Hash{}, 0, 0
+	}
+	return true, tx, entry.BlockHash, entry.BlockIndex, entry.Index
 }
 
 func (b *backend) TxIndexDone() bool                { return true }
 func (b *backend) RPCGasCap() uint64                { return b.gasCap }
 func (b *backend) ChainConfig() *params.ChainConfig { return b.chain.Config() }
 func (b *backend) Engine() consensus.Engine         { return b.chain.Engine() }
-func (b *backend) ChainDb() ethdb.Database          { return b.db }
+
+// ChainDb serves only the bad-block methods, which a chain without a
+// network has no use for.
+func (b *backend) ChainDb() ethdb.Database { return nil }
+
 func (b *backend) stateAt(h *types.Header) (*state.StateDB, error) {
 	return b.chain.StateAt(h.Root, h.Number, h.Time)
 }
