@@ -44,13 +44,13 @@ const conformanceChain = "../../conformance/chain"
 // node/chain, and through go-ethereum's own tracing API over a
 // go-ethereum core.BlockChain that imported the same blocks.
 type tracePair struct {
-	t      *testing.T
+	t      testing.TB
 	srv    *Server
 	geth   *tracingtest.API
 	blocks []*types.Block // by number, from 1
 }
 
-func newTracePair(t *testing.T) *tracePair {
+func newTracePair(t testing.TB) *tracePair {
 	t.Helper()
 	genesisFile, chainFile := filepath.Join(conformanceChain, "genesis.json"), filepath.Join(conformanceChain, "chain.rlp")
 	blocks := readBlocks(t, chainFile)
@@ -107,7 +107,7 @@ func newTracePair(t *testing.T) *tracePair {
 	return &tracePair{t: t, srv: srv, geth: tracingtest.New(bc, DefaultConfig().GasCap), blocks: blocks}
 }
 
-func readBlocks(t *testing.T, path string) []*types.Block {
+func readBlocks(t testing.TB, path string) []*types.Block {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {

@@ -78,8 +78,10 @@ func TestTracePreconfirmed(t *testing.T) {
 		Result json.RawMessage `json:"result"`
 	}
 	n.result(&block, "debug_traceBlockByNumber", "pending", callTracer)
-	var onPending callFrame
+	var onPending, beforeDeploy, afterDeploy callFrame
 	n.result(&onPending, "debug_traceCall", map[string]any{"to": contract}, "pending", callTracer)
+	n.result(&beforeDeploy, "debug_traceCall", map[string]any{"to": contract}, "pending", map[string]any{"tracer": "callTracer", "txIndex": "0x0"})
+	n.result(&afterDeploy, "debug_traceCall", map[string]any{"to": contract}, "pending", map[string]any{"tracer": "callTracer", "txIndex": "0x1"})
 	if !n.isPending(call) {
 		t.Fatal("the block sealed while the test traced its pre-confirmed transactions: rerun")
 	}
@@ -96,6 +98,9 @@ func TestTracePreconfirmed(t *testing.T) {
 	}
 	if onPending.To != contract || new(big.Int).SetBytes(onPending.Output).Int64() != 42 {
 		t.Errorf("traceCall on pending: %+v, want the pre-confirmed contract's 42", onPending)
+	}
+	if len(beforeDeploy.Output) != 0 || new(big.Int).SetBytes(afterDeploy.Output).Int64() != 42 {
+		t.Errorf("traceCall on pending before transaction 0 %+v (want no code), before transaction 1 %+v (want 42)", beforeDeploy, afterDeploy)
 	}
 	var latest callFrame
 	n.result(&latest, "debug_traceCall", map[string]any{"to": contract}, "latest", callTracer)
