@@ -33,9 +33,12 @@ import (
 // none (go-ethereum's).
 const DefaultTimeout = 5 * time.Second
 
-// Tracers are the named tracers served; no name is the struct logger.
-var Tracers = []string{"4byteTracer", "callTracer", "erc7562Tracer", "flatCallTracer",
-	"keccak256PreimageTracer", "muxTracer", "noopTracer", "prestateTracer"}
+// tracerNames are the named tracers served (eth/tracers/native's); no
+// name is the struct logger.
+func tracerNames() []string {
+	return []string{"4byteTracer", "callTracer", "erc7562Tracer", "flatCallTracer",
+		"keccak256PreimageTracer", "muxTracer", "noopTracer", "prestateTracer"}
+}
 
 // Config is a trace request's configuration: go-ethereum's TraceConfig
 // (tracer, tracerConfig, timeout and the struct logger's options), checked.
@@ -126,7 +129,7 @@ func (c *Config) tracerName() (string, bool) {
 func checkName(name string, cfg json.RawMessage) error {
 	if tracers.DefaultDirectory.IsJS(name) {
 		return fmt.Errorf("unknown tracer %q: the tracers served are %s, and the struct logger when no tracer is given (JavaScript tracers are not served)",
-			shorten(name), strings.Join(Tracers, ", "))
+			shorten(name), strings.Join(tracerNames(), ", "))
 	}
 	if name != "muxTracer" {
 		return nil

@@ -14,7 +14,7 @@ import (
 
 // Every tracer the error message lists is one go-ethereum registered.
 func TestTracersRegistered(t *testing.T) {
-	for _, name := range Tracers {
+	for _, name := range tracerNames() {
 		if tracers.DefaultDirectory.IsJS(name) {
 			t.Errorf("%s is not a registered native tracer", name)
 		}
