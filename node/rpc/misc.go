@@ -45,6 +45,10 @@ func methodTable() map[string]handler {
 		"eth_getFilterChanges":                    ethGetFilterChanges,
 		"eth_getFilterLogs":                       ethGetFilterLogs,
 		"eth_uninstallFilter":                     ethUninstallFilter,
+		"debug_traceTransaction":                  debugTraceTransaction,
+		"debug_traceBlockByNumber":                debugTraceBlockByNumber,
+		"debug_traceBlockByHash":                  debugTraceBlockByHash,
+		"debug_traceCall":                         debugTraceCall,
 	}
 }
 

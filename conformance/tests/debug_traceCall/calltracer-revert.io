@@ -1,0 +1,3 @@
+// C.fail() traces (not an error): error and revertReason
+>> {"jsonrpc":"2.0","id":1,"method":"debug_traceCall","params":[{"from":"0x36b8af1befa5cf9662ac1d569939db652f7b13a4","input":"0xa9cc4718","to":"0x5da1532f8cbfe5b6be37ecf9735d8597b6c49712"},"latest",{"tracer":"callTracer"}]}
+<< {"jsonrpc":"2.0","id":1,"result":{"from":"0x36b8af1befa5cf9662ac1d569939db652f7b13a4","gas":"0x2faf080","gasUsed":"0x52c9","to":"0x5da1532f8cbfe5b6be37ecf9735d8597b6c49712","input":"0xa9cc4718","output":"0x08c379a000000000000000000000000000000000000000000000000000000000000000200000000000000000000000000000000000000000000000000000000000000004626f6f6d00000000000000000000000000000000000000000000000000000000","error":"execution reverted","revertReason":"boom","value":"0x0","type":"CALL"}}

@@ -1,0 +1,2 @@
+>> {"jsonrpc":"2.0","id":1,"method":"debug_traceTransaction","params":["0xa73f6e23a9266a7f694749870b32f0011e4f183075d4965b001a5312fc94ea69",{"tracer":"callTracer","tracerConfig":{"onlyTopCall":true}}]}
+<< {"jsonrpc":"2.0","id":1,"result":{"from":"0x36b8af1befa5cf9662ac1d569939db652f7b13a4","gas":"0x186a0","gasUsed":"0x5ad4","to":"0x561c459bbffd95f29256f0570302e21905f0732b","input":"0x1a73514c00000000000000000000000000000000000000000000000000000000000000050000000000000000000000000000000000000000000000000000000000000006","value":"0x0","type":"CALL"}}

@@ -1,0 +1,3 @@
+// struct logger (no tracer): a transfer executes no code
+>> {"jsonrpc":"2.0","id":1,"method":"debug_traceTransaction","params":["0xafd3ad103bb2c25cd3931c4c5083a6f70dbdad330a4e99218c04f9b35417c4fe"]}
+<< {"jsonrpc":"2.0","id":1,"result":{"gas":21000,"failed":false,"returnValue":"0x","structLogs":[]}}

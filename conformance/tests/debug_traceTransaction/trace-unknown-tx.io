@@ -1,0 +1,3 @@
+// a hash no block holds
+>> {"jsonrpc":"2.0","id":1,"method":"debug_traceTransaction","params":["0x00000000000000000000000000000000000000000000000000000000deadbeef"]}
+<< {"jsonrpc":"2.0","id":1,"error":{"code":-32000,"message":"transaction not found"}}

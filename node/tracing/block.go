@@ -1,0 +1,109 @@
+package tracing
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core"
+	"github.com/ethereum/go-ethereum/core/state"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/core/vm"
+	"github.com/ethereum/go-ethereum/eth/tracers"
+)
+
+// ErrGenesis is go-ethereum's answer for tracing block 0, which has no
+// parent state.
+var ErrGenesis = errors.New("genesis is not traceable")
+
+// Block is a block whose transactions are traced: a sealed one, or the
+// pre-confirmed block being built, whose header has no final hash yet.
+type Block struct {
+	Header *types.Header
+	// Hash is the block's hash, zero for the pre-confirmed block.
+	Hash   common.Hash
+	Parent *types.Header
+	Txs    types.Transactions
+	// State is the parent's state; tracing executes the block into it.
+	State *state.StateDB
+
+	ctx  vm.BlockContext // made by Replay
+	next int             // the transaction State is before
+}
+
+// Replay readies b for tracing its transaction n: it runs the block's
+// system calls (EIP-4788, EIP-2935) and the transactions before n
+// untraced, as go-ethereum's StateAtTransaction does.
+func (e *Env) Replay(b *Block, n int) error {
+	if b.Header.Number.Sign() == 0 {
+		return ErrGenesis
+	}
+	if n > len(b.Txs) || (n == len(b.Txs) && n > 0) {
+		return fmt.Errorf("transaction index %d out of range for block %#x", n, b.Hash)
+	}
+	b.ctx = core.NewEVMBlockContext(b.Header, e.Chain, nil)
+	evm := vm.NewEVM(b.ctx, b.State, e.Config, vm.Config{})
+	defer evm.Release()
+	if e.Precompiles != nil {
+		defer e.Precompiles(evm)()
+	}
+	e.Task.Watch(evm)
+	defer e.Task.Unwatch()
+	core.PreExecution(context.Background(), b.Header.ParentBeaconRoot, b.Parent, e.Config, evm, b.Header.Number, b.Header.Time)
+	signer := types.MakeSigner(e.Config, b.Header.Number, b.Header.Time)
+	for i, tx := range b.Txs[:n] {
+		msg, err := core.TransactionToMessage(tx, signer, b.Header.BaseFee)
+		if err != nil {
+			return fmt.Errorf("transaction %#x: %w", tx.Hash(), err)
+		}
+		b.State.SetTxContext(tx.Hash(), i, uint32(i+1))
+		_, err = core.ApplyMessage(evm, msg, nil)
+		if cause := e.Task.Err(); cause != nil {
+			return cause
+		}
+		if err != nil {
+			return fmt.Errorf("transaction %#x failed: %v", tx.Hash(), err)
+		}
+		b.State.Finalise(evm.GetRules())
+	}
+	b.next = n
+	return nil
+}
+
+// TraceTx traces b's transaction i; b's state must be before it (Replay(b,
+// i), or TraceTx(b, i-1)). room is what the response has left.
+func (e *Env) TraceTx(cfg *Config, b *Block, i int, room int) (json.RawMessage, error) {
+	if i != b.next || i >= len(b.Txs) {
+		return nil, fmt.Errorf("transaction %d of block %d traced out of order", i, b.Header.Number)
+	}
+	tx := b.Txs[i]
+	msg, err := core.TransactionToMessage(tx, types.MakeSigner(e.Config, b.Header.Number, b.Header.Time), b.Header.BaseFee)
+	if err != nil {
+		return nil, err
+	}
+	txctx := &tracers.Context{BlockHash: b.Hash, BlockNumber: b.Header.Number, TxIndex: i, TxHash: tx.Hash()}
+	res, err := e.run(cfg, tx, msg, txctx, b.ctx, b.State, nil, room)
+	if err != nil {
+		return nil, err
+	}
+	b.next++
+	return res, nil
+}
+
+// Call is a message to trace, as debug_traceCall runs it.
+type Call struct {
+	Msg     *core.Message
+	Tx      *types.Transaction // the message as a transaction, for the tracers' OnTxStart
+	Context vm.BlockContext
+	State   *state.StateDB
+	// Precompiles are the ones the state overrides left; nil: the fork's.
+	Precompiles vm.PrecompiledContracts
+}
+
+// TraceCall traces c as go-ethereum's TraceCall does: outside any block
+// (a zero tracer context), without the base fee rule.
+func (e *Env) TraceCall(cfg *Config, c *Call, room int) (json.RawMessage, error) {
+	return e.run(cfg, c.Tx, c.Msg, new(tracers.Context), c.Context, c.State, c.Precompiles, room)
+}
