@@ -45,6 +45,26 @@ var computeUnits = map[string]float64{
 	"eth_uninstallFilter":       10,
 	"eth_subscribe":             10,
 	"eth_unsubscribe":           10,
+	// Issue 16's methods: Alchemy's units where it meters the method; for
+	// the others, the listed method whose work is closest.
+	"debug_traceTransaction":   309,
+	"debug_traceCall":          309,
+	"debug_traceBlockByNumber": 497,
+	"debug_traceBlockByHash":   497,
+	"eth_getProof":             21,
+	"eth_getStorageValues":     75,  // up to 1,024 slots, as eth_getLogs
+	"eth_simulateV1":           250, // blocks of calls: as a transaction's worth of work
+	"txpool_status":            10,
+	"txpool_content":           500, // the whole pool, as eth_getBlockReceipts
+	"txpool_inspect":           500,
+	"txpool_contentFrom":       75,
+	"debug_getRawHeader":       16,
+	"debug_getRawBlock":        16,
+	"debug_getRawTransaction":  17,
+	"debug_getRawReceipts":     500, // a block's receipts, as eth_getBlockReceipts
+	"eth_blobBaseFee":          10,
+	"eth_config":               10,
+	"base_transactionStatus":   17,
 }
 
 const defaultUnits = 10
