@@ -45,6 +45,8 @@ func methodTable() map[string]handler {
 		"eth_getFilterChanges":                    ethGetFilterChanges,
 		"eth_getFilterLogs":                       ethGetFilterLogs,
 		"eth_uninstallFilter":                     ethUninstallFilter,
+		"eth_getProof":                            ethGetProof,
+		"eth_getStorageValues":                    ethGetStorageValues,
 	}
 }
 
