@@ -47,6 +47,10 @@ func methodTable() map[string]handler {
 		"eth_uninstallFilter":                     ethUninstallFilter,
 		"eth_getProof":                            ethGetProof,
 		"eth_getStorageValues":                    ethGetStorageValues,
+		"txpool_status":                           txpoolStatus,
+		"txpool_content":                          txpoolContent,
+		"txpool_contentFrom":                      txpoolContentFrom,
+		"txpool_inspect":                          txpoolInspect,
 	}
 }
 
