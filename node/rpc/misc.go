@@ -51,6 +51,10 @@ func methodTable() map[string]handler {
 		"txpool_content":                          txpoolContent,
 		"txpool_contentFrom":                      txpoolContentFrom,
 		"txpool_inspect":                          txpoolInspect,
+		"debug_getRawHeader":                      debugGetRawHeader,
+		"debug_getRawBlock":                       debugGetRawBlock,
+		"debug_getRawReceipts":                    debugGetRawReceipts,
+		"debug_getRawTransaction":                 debugGetRawTransaction,
 	}
 }
 
