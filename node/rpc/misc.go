@@ -47,6 +47,8 @@ func methodTable() map[string]handler {
 		"eth_uninstallFilter":                     ethUninstallFilter,
 		"eth_getProof":                            ethGetProof,
 		"eth_getStorageValues":                    ethGetStorageValues,
+		"eth_blobBaseFee":                         ethBlobBaseFee,
+		"eth_config":                              ethConfig,
 		"txpool_status":                           txpoolStatus,
 		"txpool_content":                          txpoolContent,
 		"txpool_contentFrom":                      txpoolContentFrom,
