@@ -290,6 +290,8 @@ func kindOf(raw []byte) string {
 		return "string"
 	case '{':
 		return "object"
+	case '[':
+		return "array"
 	case 't', 'f':
 		return "bool"
 	default:
