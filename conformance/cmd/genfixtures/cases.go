@@ -35,6 +35,8 @@ func (g *gen) cases() {
 	g.callCases()
 	g.feeCases()
 	g.miscCases()
+	g.proofCases()
+	g.rawCases()
 }
 
 func bn(n int) string                        { return q(uint64(n)) }
