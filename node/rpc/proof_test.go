@@ -1,6 +1,7 @@
 package rpc
 
 import (
+	"encoding/json"
 	"fmt"
 	"math/big"
 	"slices"
@@ -52,12 +53,14 @@ func proofDB(nodes []hexutil.Bytes) *memorydb.Database {
 }
 
 // verifyProof checks a proof with go-ethereum's trie.VerifyProof against
-// root: the account (or its absence) and each slot (or its absence).
+// root: the account (or its absence) and each slot (or its absence). It
+// reports with t.Errorf, so other goroutines may call it.
 func verifyProof(t *testing.T, root common.Hash, p proofResult) {
 	t.Helper()
 	leaf, err := trie.VerifyProof(root, crypto.Keccak256(p.Address.Bytes()), proofDB(p.AccountProof))
 	if err != nil {
-		t.Fatalf("account proof of %s against %s: %v", p.Address, root, err)
+		t.Errorf("account proof of %s against %s: %v", p.Address, root, err)
+		return
 	}
 	if leaf == nil {
 		if p.Balance.ToInt().Sign() != 0 || p.Nonce != 0 || p.CodeHash != (common.Hash{}) || p.StorageHash != (common.Hash{}) {
@@ -66,7 +69,8 @@ func verifyProof(t *testing.T, root common.Hash, p proofResult) {
 	} else {
 		var acct types.StateAccount
 		if err := rlp.DecodeBytes(leaf, &acct); err != nil {
-			t.Fatalf("account leaf: %v", err)
+			t.Errorf("account leaf: %v", err)
+			return
 		}
 		if acct.Nonce != uint64(p.Nonce) || acct.Balance.ToBig().Cmp(p.Balance.ToInt()) != 0 || acct.Root != p.StorageHash || common.BytesToHash(acct.CodeHash) != p.CodeHash {
 			t.Errorf("account %s: proven %+v, answered nonce %d balance %s storage %s code %s", p.Address, acct, p.Nonce, p.Balance, p.StorageHash, p.CodeHash)
@@ -82,12 +86,13 @@ func verifyProof(t *testing.T, root common.Hash, p proofResult) {
 		}
 		enc, err := trie.VerifyProof(p.StorageHash, crypto.Keccak256(slot.Bytes()), proofDB(sp.Proof))
 		if err != nil {
-			t.Fatalf("storage proof of %s slot %s: %v", p.Address, sp.Key, err)
+			t.Errorf("storage proof of %s slot %s: %v", p.Address, sp.Key, err)
+			continue
 		}
 		var value []byte
 		if enc != nil {
 			if _, value, _, err = rlp.Split(enc); err != nil {
-				t.Fatal(err)
+				t.Errorf("slot %s: %v", sp.Key, err)
 			}
 		}
 		if new(big.Int).SetBytes(value).Cmp(sp.Value.ToInt()) != 0 {
@@ -363,5 +368,45 @@ func TestGetProofOldStates(t *testing.T) {
 			n.result(&p, "eth_getProof", n.addr(1), []string{}, recent)
 			verifyProof(t, n.stateRoot(uint64(recent)), p)
 		})
+	}
+}
+
+// Concurrent pending proofs while the pending state moves on: each
+// verifies against the root it reports (run with -race: the rebuilt tries
+// are shared).
+func TestGetProofPendingConcurrent(t *testing.T) {
+	n := newTestNode(t, 150*time.Millisecond, 10*time.Millisecond)
+	to := common.HexToAddress("0x00000000000000000000000000000000000000f1")
+	errs := make(chan error, 4)
+	for w := range 4 {
+		go func() {
+			var err error
+			defer func() { errs <- err }()
+			addrs := []common.Address{to, n.addr(9), n.addr(w), params.BeaconRootsAddress}
+			for i := range 40 {
+				var resp rpcResponse
+				body := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"eth_getProof","params":["%s",["0x0"],"pending"]}`, addrs[i%len(addrs)].Hex())
+				if err = json.Unmarshal([]byte(n.raw(body)), &resp); err != nil {
+					return
+				}
+				if resp.Error != nil {
+					err = fmt.Errorf("pending proof %d: %s", i, resp.Error.Message)
+					return
+				}
+				var p proofResult
+				if err = json.Unmarshal(resp.Result, &p); err != nil {
+					return
+				}
+				verifyProof(t, *p.StateRoot, p)
+			}
+		}()
+	}
+	for i := range 20 {
+		n.sendNonce(9, uint64(i), &to, 1)
+	}
+	for range 4 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
 	}
 }
