@@ -88,18 +88,7 @@ func ethGetProof(s *Server, r *request) error {
 	}
 	var result *accountProof
 	var proveErr error
-	if err := s.bounded(r, func(task *pool.Task) {
-		if bp.Tag == codec.TagPending && r.snap.Pending.Header.Number.Cmp(r.snap.Head.Number()) != 0 {
-			result, proveErr = s.provePending(task, r.snap, addr, keys)
-			return
-		}
-		result, proveErr = s.proveAt(task, r, addr, keys)
-		if proveErr == nil && bp.Tag == codec.TagPending {
-			// No block is being built: pending is latest.
-			root := r.snap.Head.Root()
-			result.StateRoot = &root
-		}
-	}); err != nil {
+	if err := s.bounded(r, func(task *pool.Task) { result, proveErr = s.proveIn(task, r, bp, addr, keys) }); err != nil {
 		return err
 	}
 	if proveErr != nil {
@@ -108,39 +97,56 @@ func ethGetProof(s *Server, r *request) error {
 	return r.writeJSON(result)
 }
 
-// proveAt proves addr and keys in the sealed state that argument 2 names.
-func (s *Server) proveAt(task *pool.Task, r *request, addr common.Address, keys []proofKey) (*accountProof, error) {
-	v, err := s.stateView(r, 2)
-	if err != nil {
-		return nil, err
+// proveIn proves addr and keys in the state bp names.
+func (s *Server) proveIn(task *pool.Task, r *request, bp codec.BlockParam, addr common.Address, keys []proofKey) (*accountProof, error) {
+	if bp.Tag != codec.TagPending {
+		h, err := s.header(r, bp)
+		if err != nil {
+			return nil, err
+		}
+		return s.proveAt(task, h, addr, keys)
 	}
-	tries, err := s.openTries(v)
+	if building(r.snap) {
+		return s.provePending(task, r.snap, addr, keys)
+	}
+	// No block is being built: pending is latest.
+	out, err := s.proveAt(task, r.snap.HeadHeader, addr, keys)
+	if err == nil {
+		root := r.snap.HeadHeader.Root
+		out.StateRoot = &root
+	}
+	return out, err
+}
+
+// proveAt proves addr and keys in the state after the sealed block h.
+func (s *Server) proveAt(task *pool.Task, h *types.Header, addr common.Address, keys []proofKey) (*accountProof, error) {
+	tries, err := s.openTries(h)
 	if err != nil {
 		return nil, err
 	}
 	return s.prove(task, tries, addr, keys)
 }
 
-// openTries opens the account trie of v's state. A full node keeps the
-// trie nodes of its most recent states only: older states, which it still
-// reads from its state history, cannot be proven.
-func (s *Server) openTries(v view) (*proofTries, error) {
+// openTries opens the account trie of the state after block h. A full
+// node keeps the trie nodes of its most recent states only: older states,
+// even those it still reads from its state history, cannot be proven.
+func (s *Server) openTries(h *types.Header) (*proofTries, error) {
 	db := s.b.Chain.StateDatabase()
-	tr, err := db.OpenTrie(v.root)
+	tr, err := db.OpenTrie(h.Root)
 	if err == nil {
-		return &proofTries{db: db, openRoot: v.root, root: v.root, accounts: tr}, nil
+		return &proofTries{db: db, openRoot: h.Root, root: h.Root, accounts: tr}, nil
 	}
 	if s.b.Chain.GCMode() != chain.GCFull {
-		return nil, fmt.Errorf("state of block %d: %w", v.header.Number, err)
+		return nil, fmt.Errorf("state of block %d: %w", h.Number, err)
 	}
 	// The path database keeps historical trie nodes only when told to
 	// (trie node history); try it before giving up.
 	historic := state.NewHistoricDatabase(s.b.Chain.BlockChain().TrieDB(), s.b.Chain.BlockChain().CodeDB())
-	if tr, herr := historic.OpenTrie(v.root); herr == nil {
-		return &proofTries{db: historic, openRoot: v.root, root: v.root, accounts: tr}, nil
+	if tr, herr := historic.OpenTrie(h.Root); herr == nil {
+		return &proofTries{db: historic, openRoot: h.Root, root: h.Root, accounts: tr}, nil
 	}
 	return nil, fmt.Errorf("proof at block %d: %w (a full node proves the states of its last %d blocks; --gcmode archive proves every block)",
-		v.header.Number, chain.ErrStatePruned, inMemoryTries)
+		h.Number, chain.ErrStatePruned, inMemoryTries)
 }
 
 // inMemoryTries is the number of recent states whose tries the path

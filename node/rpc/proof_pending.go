@@ -62,6 +62,12 @@ type pendingKey struct {
 	last   common.Hash // the last transaction, for a block reopened with others
 }
 
+// building reports whether snap has a block being built on its head; a
+// node that produces no blocks serves its head as pending.
+func building(snap *pending.Snapshot) bool {
+	return snap.Pending.Header.Number.Cmp(snap.Head.Number()) != 0
+}
+
 func keyOf(snap *pending.Snapshot) pendingKey {
 	p := snap.Pending
 	k := pendingKey{parent: snap.Head.Hash(), mix: p.Header.MixDigest, time: p.Header.Time, txs: len(p.Transactions)}

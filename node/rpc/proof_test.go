@@ -360,7 +360,7 @@ func TestGetProofOldStates(t *testing.T) {
 			// A state it still reads (from its state history) but whose
 			// trie it no longer has cannot be proven either.
 			h := n.chain.BlockChain().GetHeaderByNumber(1)
-			if _, err := n.srv.openTries(view{header: h, root: h.Root}); err == nil || !strings.Contains(err.Error(), "proof at block 1: state not available: pruned (a full node proves the states of its last 128 blocks; --gcmode archive") {
+			if _, err := n.srv.openTries(h); err == nil || !strings.Contains(err.Error(), "proof at block 1: state not available: pruned (a full node proves the states of its last 128 blocks; --gcmode archive") {
 				t.Errorf("trie of block 1: %v", err)
 			}
 			recent := hexutil.Uint64(n.store.Load().Head.NumberU64() - 10)

@@ -44,7 +44,7 @@ func (s *Server) rawBlockArg(r *request) (rawTarget, error) {
 		return rawTarget{}, err
 	}
 	if bp.Tag == codec.TagPending {
-		if r.snap.Pending.Header.Number.Cmp(r.snap.Head.Number()) != 0 {
+		if building(r.snap) {
 			return rawTarget{pending: true}, nil
 		}
 		return rawTarget{header: r.snap.HeadHeader}, nil // no block production: pending is latest
