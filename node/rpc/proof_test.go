@@ -275,6 +275,21 @@ func TestGetProofPending(t *testing.T) {
 	// system call: its pending storage is proven too.
 	beacon := n.proof("pending", params.BeaconRootsAddress, "0x0")
 	verifyProof(t, *beacon.StateRoot, beacon)
+	// A contract created by the pending block, its constructor's storage
+	// write included.
+	size := byte(len(storeRuntime))
+	initWithSlot := append([]byte{0x60, 0x99, 0x60, 0x01, 0x55, 0x60, size, 0x60, 0x11, 0x60, 0x00, 0x39, 0x60, size, 0x60, 0x00, 0xf3}, storeRuntime...)
+	created := crypto.CreateAddress(n.addr(3), 0)
+	n.send(3, nil, new(big.Int), 200_000, initWithSlot)
+	waitFor(t, "the pre-confirmed creation", func() bool {
+		n.result(&slot, "eth_getStorageAt", created, "0x1", "pending")
+		return slot == common.BigToHash(big.NewInt(0x99)).Hex()
+	})
+	fresh := n.proof("pending", created, "0x1")
+	verifyProof(t, *fresh.StateRoot, fresh)
+	if fresh.StorageProof[0].Value.ToInt().Int64() != 0x99 || fresh.CodeHash != crypto.Keccak256Hash(storeRuntime) {
+		t.Errorf("pending creation: %+v", fresh)
+	}
 
 	// Once sealed, the contract's account is the one the pending proof showed.
 	receipt := n.waitSealed(hash)
