@@ -168,6 +168,7 @@ func apiFlags(fs *flag.FlagSet, cfg *node.Config) *apiFlagValues {
 	fs.BoolVar(&cfg.RPC.AllowUnprotectedTxs, "rpc.allow-unprotected-txs", false, "accept transactions signed without a chain ID (pre-EIP-155)")
 	fs.Uint64Var(&cfg.RPC.LogsBlockRange, "rpc.logs.maxrange", cfg.RPC.LogsBlockRange, "largest block range of eth_getLogs")
 	fs.IntVar(&cfg.Calls.Workers, "rpc.call.workers", 0, "eth_calls, estimates, access lists, traces and simulations that run at once (default: one per CPU; clients whose calls run long share one fewer, so blocks and cheap reads keep a CPU)")
+	fs.IntVar(&cfg.RPC.MaxStorageKeys, "rpc.maxstoragekeys", cfg.RPC.MaxStorageKeys, "most storage keys of one eth_getProof or eth_getStorageValues (0: no cap)")
 	fs.IntVar(&cfg.Calls.Queue, "rpc.call.queue", 0, "eth_calls that may wait for a slot before -32005 (default 1024)")
 	return v
 }

@@ -49,6 +49,18 @@ func methodTable() map[string]handler {
 		"debug_traceBlockByNumber":                debugTraceBlockByNumber,
 		"debug_traceBlockByHash":                  debugTraceBlockByHash,
 		"debug_traceCall":                         debugTraceCall,
+		"eth_getProof":                            ethGetProof,
+		"eth_getStorageValues":                    ethGetStorageValues,
+		"eth_blobBaseFee":                         ethBlobBaseFee,
+		"eth_config":                              ethConfig,
+		"txpool_status":                           txpoolStatus,
+		"txpool_content":                          txpoolContent,
+		"txpool_contentFrom":                      txpoolContentFrom,
+		"txpool_inspect":                          txpoolInspect,
+		"debug_getRawHeader":                      debugGetRawHeader,
+		"debug_getRawBlock":                       debugGetRawBlock,
+		"debug_getRawReceipts":                    debugGetRawReceipts,
+		"debug_getRawTransaction":                 debugGetRawTransaction,
 	}
 }
 

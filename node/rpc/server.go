@@ -52,6 +52,9 @@ type Config struct {
 	// RateLimit meters each client's requests and compute units; off when
 	// its rates are zero.
 	RateLimit ratelimit.Config
+	// MaxStorageKeys caps the storage keys of one eth_getProof and the slots
+	// of one eth_getStorageValues (geth: 1024); 0: no cap.
+	MaxStorageKeys int
 }
 
 // DefaultConfig returns geth's defaults.
@@ -68,6 +71,7 @@ func DefaultConfig() Config {
 		MaxFilters:         10_000,
 		FiltersPerClient:   1_000,
 		ClientVersion:      "stocknode/v0.1.0",
+		MaxStorageKeys:     1024,
 	}
 }
 
@@ -90,6 +94,9 @@ type Server struct {
 	requests sync.Pool          // *request
 	// precompiles are the EVM's, with an interruptible BLAKE2F (blake2f.go).
 	precompiles callPrecompiles
+	// pendingProofs holds the tries of the pending state that
+	// eth_getProof("pending") proves against (proof_pending.go).
+	pendingProofs pendingProofCache
 }
 
 // method is a handler with its counters; the map is read-only after New,

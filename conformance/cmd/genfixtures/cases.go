@@ -36,6 +36,8 @@ func (g *gen) cases() {
 	g.feeCases()
 	g.miscCases()
 	g.traceCases()
+	g.proofCases()
+	g.rawCases()
 }
 
 func bn(n int) string                        { return q(uint64(n)) }

@@ -1,0 +1,2 @@
+>> {"jsonrpc":"2.0","id":1,"method":"debug_getRawReceipts","params":["0x64"]}
+<< {"jsonrpc":"2.0","id":1,"result":null}
