@@ -9,7 +9,6 @@ import (
 	"math/big"
 	"net/http"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -68,21 +67,6 @@ func postJSONRPC(ctx context.Context, url, method string, v any, params ...any) 
 		return fmt.Errorf("%s: %d %s", method, out.Error.Code, out.Error.Message)
 	}
 	return json.Unmarshal(out.Result, v)
-}
-
-// castBinary is Foundry's cast from the npm package @foundry-rs/cast
-// (e2e/package.json), installed when missing.
-func castBinary(t *testing.T) string {
-	t.Helper()
-	if testing.Short() {
-		t.Skip("the cast test runs without -short")
-	}
-	jsPrerequisites(t) // cast's npm wrapper runs on Node.js
-	bin, err := filepath.Abs(filepath.Join("node_modules", ".bin", "cast"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return bin
 }
 
 // Foundry's `cast run` replays a sealed token transfer against the node;
