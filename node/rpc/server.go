@@ -52,6 +52,12 @@ type Config struct {
 	// RateLimit meters each client's requests and compute units; off when
 	// its rates are zero.
 	RateLimit ratelimit.Config
+	// SimulateMaxBlocks caps eth_simulateV1's blocks (and how far past its
+	// base they may reach), SimulateMaxCalls its calls in all; 0: no cap.
+	SimulateMaxBlocks, SimulateMaxCalls int
+	// BlockTime is the chain's (--block-time): eth_simulateV1 spaces
+	// blocks without a timestamp by it; 0: 12 s, as geth.
+	BlockTime time.Duration
 }
 
 // DefaultConfig returns geth's defaults.
@@ -68,6 +74,8 @@ func DefaultConfig() Config {
 		MaxFilters:         10_000,
 		FiltersPerClient:   1_000,
 		ClientVersion:      "stocknode/v0.1.0",
+		SimulateMaxBlocks:  256,
+		SimulateMaxCalls:   10_000,
 	}
 }
 
