@@ -85,7 +85,7 @@ func (sim *simulator) sanitizeChain(blocks []BlockStateCall) ([]BlockStateCall, 
 		if number <= prevNumber {
 			return nil, codeError(CodeBlockNumberOrder, "block numbers must be in order: %d <= %d", number, prevNumber)
 		}
-		if limit := sim.cfg.Limits.Blocks; limit > 0 && number-base.Number.Uint64() > uint64(limit) {
+		if limit := sim.cfg.Limits.blocks(); number-base.Number.Uint64() > uint64(limit) {
 			return nil, codeError(CodeClientLimit, "too many blocks: block %d is %d after the base block %d, at most %d (%s)",
 				number, number-base.Number.Uint64(), base.Number.Uint64(), limit, sim.cfg.BlocksFlag)
 		}

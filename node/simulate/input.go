@@ -58,10 +58,23 @@ type AccountOverride struct {
 // StateOverride is a block's account overrides by address.
 type StateOverride map[common.Address]AccountOverride
 
-// Limits bound one simulation before it runs; zero means no bound.
+// Limits bound one simulation.
 type Limits struct {
-	Blocks int // blockStateCalls, and the span of block numbers from the base
-	Calls  int // calls in all blocks together
+	// Blocks caps the blocks, gaps in their numbers included; 0:
+	// DefaultMaxBlocks (the blocks of a gap are made, so it cannot be off).
+	Blocks int
+	// Calls caps the calls of all blocks together; 0: no cap.
+	Calls int
+}
+
+// DefaultMaxBlocks is geth's cap, and the spec's suggestion: BLOCKHASH's reach.
+const DefaultMaxBlocks = 256
+
+func (l Limits) blocks() int {
+	if l.Blocks <= 0 {
+		return DefaultMaxBlocks
+	}
+	return l.Blocks
 }
 
 // rawPayload is the wire shape: calls stay raw for codec.ParseCallArgs, the
@@ -89,8 +102,8 @@ func ParsePayload(raw []byte, limits Limits, blocksFlag, callsFlag string) (*Pay
 	switch {
 	case n == 0:
 		return nil, invalidParams("empty input")
-	case limits.Blocks > 0 && n > limits.Blocks:
-		return nil, codeError(CodeClientLimit, "too many blocks: %d, at most %d (%s)", n, limits.Blocks, blocksFlag)
+	case n > limits.blocks():
+		return nil, codeError(CodeClientLimit, "too many blocks: %d, at most %d (%s)", n, limits.blocks(), blocksFlag)
 	}
 	total := 0
 	for _, b := range in.BlockStateCalls {
