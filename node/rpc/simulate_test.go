@@ -91,7 +91,9 @@ func payload(opts map[string]any, blocks ...map[string]any) map[string]any {
 
 func code(runtime []byte) map[string]any { return map[string]any{"code": hexutil.Encode(runtime)} }
 
-func funded(wei int64) map[string]any { return map[string]any{"balance": hexutil.EncodeBig(big.NewInt(wei))} }
+func funded(wei int64) map[string]any {
+	return map[string]any{"balance": hexutil.EncodeBig(big.NewInt(wei))}
+}
 
 func transfer(from, to common.Address, wei int64) map[string]any {
 	return map[string]any{"from": from, "to": to, "value": hexutil.EncodeBig(big.NewInt(wei))}
