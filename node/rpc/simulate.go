@@ -11,6 +11,10 @@ import (
 	"github.com/stocknode/stocknode/pool"
 )
 
+// stateTries is how many recent states' tries a full node keeps (pathdb's
+// in-memory layers).
+const stateTries = 128
+
 // The flags behind eth_simulateV1's bounds, named in its errors.
 const (
 	flagSimulateBlocks = "--rpc.simulate.maxblocks"
@@ -73,6 +77,12 @@ func (s *Server) simulateBase(r *request, i int) (simulate.Base, error) {
 	}
 	if v.pending { // no block production: pending is latest
 		v = s.latestView(r)
+	}
+	// The simulated blocks' state roots are computed on the base's trie: a
+	// full node reads older states from its state history, which has none.
+	if _, err := s.b.Chain.StateDatabase().OpenTrie(v.root); err != nil {
+		return simulate.Base{}, fmt.Errorf("eth_simulateV1 on block %d needs the block's state trie, which --gcmode full keeps for the last %d blocks and --gcmode archive for all: %w",
+			v.header.Number, stateTries, err)
 	}
 	st, err := s.stateDB(v)
 	if err != nil {

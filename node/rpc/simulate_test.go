@@ -13,6 +13,8 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/params"
+
+	"github.com/stocknode/stocknode/node/chain"
 )
 
 // The answer of eth_simulateV1, as far as the tests read it.
@@ -594,4 +596,25 @@ func TestSimulatePending(t *testing.T) {
 	if got.StateRoot != sealed.Root {
 		t.Errorf("simulated state root %s, sealed %s", got.StateRoot, sealed.Root)
 	}
+}
+
+// A full node that reads an old block's state from its state history has
+// no trie to compute simulated roots on: the simulation is refused, naming
+// what keeps them, never answered with a root it could not compute.
+func TestSimulateOldBlockOfFullNode(t *testing.T) {
+	n := newTestNode(t, 2*time.Millisecond, 2*time.Millisecond, func(tc *testConfig) { tc.chain.GCMode = chain.GCFull })
+	waitFor(t, "140 blocks", func() bool { return n.store.Load().Head.NumberU64() >= 140 })
+	// Block 1's state may be readable (once the history is indexed), its
+	// trie is not.
+	if _, err := n.chain.StateDatabase().OpenTrie(n.chain.BlockChain().GetHeaderByNumber(1).Root); err == nil {
+		t.Fatal("block 1's trie opens: a full node keeps it after all")
+	}
+	resp := n.call("eth_simulateV1", payload(nil, map[string]any{}), "0x1")
+	if resp.Error == nil {
+		t.Fatalf("simulation on block 1 of a full node: %.200s", resp.Result)
+	}
+	if resp.Error.Code != -32000 || !strings.Contains(resp.Error.Message, "block 1") {
+		t.Errorf("error %d %q, want -32000 about block 1", resp.Error.Code, resp.Error.Message)
+	}
+	t.Logf("%d %s", resp.Error.Code, resp.Error.Message)
 }
