@@ -40,11 +40,31 @@ type blockRun struct {
 // processBlock runs a block's overrides and calls on the simulation's state
 // and assembles it on parent. done are the blocks simulated before it.
 func (sim *simulator) processBlock(block *BlockStateCall, header, parent *types.Header, done []*types.Header) (*Block, error) {
+	sim.completeHeader(header, parent)
+	chain := &chainContext{Chain: sim.cfg.Chain, base: sim.base.Header, headers: done}
+	run, err := sim.openBlock(block, header, parent, chain)
+	if err != nil {
+		return nil, err
+	}
+	defer run.close()
+	for i := range block.Calls {
+		if err := run.call(i, &block.Calls[i]); err != nil {
+			return nil, err
+		}
+	}
+	if err := run.assemble(chain, block.BlockOverrides.Withdrawals); err != nil {
+		return nil, err
+	}
+	return run.result, nil
+}
+
+// completeHeader sets the fields that depend on the parent: its hash, the
+// base fee (0 without validation, so that a call without fees can run,
+// unless overridden) and the excess blob gas.
+func (sim *simulator) completeHeader(header, parent *types.Header) {
 	config := sim.cfg.Chain.Config()
 	header.ParentHash = parent.Hash()
 	if config.IsLondon(header.Number) && header.BaseFee == nil {
-		// Without validation the base fee is 0, so that a call with no fee
-		// can run (geth: it would be an edge case where gasPrice < baseFee).
 		header.BaseFee = new(big.Int)
 		if sim.validate {
 			header.BaseFee = sim.baseFee(parent)
@@ -57,7 +77,13 @@ func (sim *simulator) processBlock(block *BlockStateCall, header, parent *types.
 		}
 		header.ExcessBlobGas = &excess
 	}
-	chain := &chainContext{Chain: sim.cfg.Chain, base: sim.base.Header, headers: done}
+}
+
+// openBlock makes the block's EVM, applies its state overrides and
+// precompile moves and runs the pre-execution system calls. The EVM stops
+// when the simulation's task is cancelled.
+func (sim *simulator) openBlock(block *BlockStateCall, header, parent *types.Header, chain *chainContext) (*blockRun, error) {
+	config := chain.Config()
 	blockCtx := core.NewEVMBlockContext(header, chain, nil)
 	if o := block.BlockOverrides; o.BlobBaseFee != nil {
 		blockCtx.BlobBaseFee = o.BlobBaseFee.ToInt()
@@ -66,36 +92,33 @@ func (sim *simulator) processBlock(block *BlockStateCall, header, parent *types.
 	tracer := newLogTracer(sim.traceTransfers && !config.IsAmsterdam(header.Number, header.Time), header.Number.Uint64(), header.Time)
 	hooks := tracer.hooks()
 	evm := vm.NewEVM(blockCtx, state.NewHookedState(sim.state, hooks), config, vm.Config{NoBaseFee: !sim.validate, Tracer: hooks})
-	defer evm.Release()
 	precompiles := vm.ActivePrecompiledContracts(evm.GetRules())
 	if sim.cfg.Precompiles != nil {
 		sim.cfg.Precompiles(evm, precompiles)
 	}
 	if err := block.StateOverrides.apply(sim.state, precompiles); err != nil {
+		evm.Release()
 		return nil, err
 	}
 	evm.SetPrecompiles(precompiles)
 	sim.task.Watch(evm)
-	defer sim.task.Unwatch()
-
+	n := len(block.Calls)
 	run := &blockRun{
 		sim: sim, header: header, evm: evm, tracer: tracer,
 		gp:       core.NewGasPool(blockCtx.GasLimit),
 		access:   bal.NewConstructionBlockAccessList(),
-		txs:      make([]*types.Transaction, len(block.Calls)),
-		receipts: make([]*types.Receipt, len(block.Calls)),
-		result:   &Block{Calls: make([]CallResult, len(block.Calls)), Senders: make([]common.Address, len(block.Calls))},
+		txs:      make([]*types.Transaction, n),
+		receipts: make([]*types.Receipt, n),
+		result:   &Block{Calls: make([]CallResult, n), Senders: make([]common.Address, n)},
 	}
 	run.access.Merge(core.PreExecution(context.Background(), header.ParentBeaconRoot, parent, config, evm, header.Number, header.Time))
-	for i := range block.Calls {
-		if err := run.call(i, &block.Calls[i]); err != nil {
-			return nil, err
-		}
-	}
-	if err := run.assemble(chain, block.BlockOverrides.Withdrawals); err != nil {
-		return nil, err
-	}
-	return run.result, nil
+	return run, nil
+}
+
+// close releases the block's EVM.
+func (run *blockRun) close() {
+	run.sim.task.Unwatch()
+	run.evm.Release()
 }
 
 // call runs the block's i-th call.

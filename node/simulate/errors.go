@@ -30,8 +30,6 @@ const (
 	CodeTimeout            = -32016
 	codeInvalidParams      = codec.CodeInvalidParams
 	codeInternal           = codec.CodeInternal
-	codeResponseTooLarge   = codec.CodeResponseTooLarge
-	codeServer             = codec.CodeServer
 	maxWithdrawalsPerBlock = 16 // the spec's bound on a block's withdrawals
 )
 
