@@ -85,8 +85,11 @@ func runNode(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err := checkFollow(&cfg); err != nil {
 		return err
 	}
-	if cfg.RPC.SimulateMaxBlocks < 1 || cfg.RPC.SimulateMaxCalls < 0 {
-		return fmt.Errorf("--rpc.simulate.maxblocks %d must be at least 1 and --rpc.simulate.maxcalls %d at least 0", cfg.RPC.SimulateMaxBlocks, cfg.RPC.SimulateMaxCalls)
+	if cfg.RPC.SimulateMaxBlocks < 1 {
+		return fmt.Errorf("--rpc.simulate.maxblocks %d: must be at least 1", cfg.RPC.SimulateMaxBlocks)
+	}
+	if cfg.RPC.SimulateMaxCalls < 0 {
+		return fmt.Errorf("--rpc.simulate.maxcalls %d: must be at least 0 (0: no cap)", cfg.RPC.SimulateMaxCalls)
 	}
 	if cfg.Sequencer.BlockTime > 0 && cfg.Sequencer.PreconfInterval > cfg.Sequencer.BlockTime {
 		return fmt.Errorf("--preconf-interval %v exceeds --block-time %v", cfg.Sequencer.PreconfInterval, cfg.Sequencer.BlockTime)

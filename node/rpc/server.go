@@ -52,8 +52,8 @@ type Config struct {
 	// RateLimit meters each client's requests and compute units; off when
 	// its rates are zero.
 	RateLimit ratelimit.Config
-	// SimulateMaxBlocks caps eth_simulateV1's blocks (and how far past its
-	// base they may reach), SimulateMaxCalls its calls in all; 0: no cap.
+	// SimulateMaxBlocks caps eth_simulateV1's blocks, gaps in their numbers
+	// included (0: 256), SimulateMaxCalls its calls in all (0: no cap).
 	SimulateMaxBlocks, SimulateMaxCalls int
 	// BlockTime is the chain's (--block-time): eth_simulateV1 spaces
 	// blocks without a timestamp by it; 0: 12 s, as geth.
