@@ -151,7 +151,7 @@ func (run *blockRun) call(i int, args *codec.CallArgs) error {
 		return run.aborted()
 	}
 	if err != nil {
-		if capped && errors.Is(err, core.ErrIntrinsicGas) {
+		if capped && (errors.Is(err, core.ErrIntrinsicGas) || errors.Is(err, core.ErrFloorDataGas)) {
 			return codeError(CodeClientLimit, "the simulation's calls used up the gas cap (%d gas in all, %s)", sim.cfg.GasCap, sim.cfg.GasCapFlag)
 		}
 		return txValidationError(fmt.Errorf("err: %w (supplied gas %d)", err, msg.GasLimit))

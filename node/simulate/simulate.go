@@ -103,6 +103,9 @@ func Run(cfg *Config, task Task, base Base, p *Payload) ([]*Block, error) {
 		validate:       p.Validation,
 		traceTransfers: p.TraceTransfers,
 	}
+	if err := task.Err(); err != nil {
+		return nil, &AbortedError{Cause: err}
+	}
 	if base.Pending != nil {
 		if err := sim.replayPending(base.Pending); err != nil {
 			return nil, err
