@@ -126,3 +126,17 @@ test("simulateBlocks with validation: fees at the base fee of the head's success
     /insufficient funds/,
   );
 });
+
+test("simulateCalls on pending: the first block takes the pending block's number", async () => {
+  const pending = await client.getBlock({ blockTag: "pending" });
+  const from = fresh();
+  const { block, results } = await client.simulateCalls({
+    account: from,
+    blockTag: "pending",
+    calls: [{ to: fresh(), value: 1n }],
+    stateOverrides: [{ address: from, balance: parseEther("1") }],
+  });
+  assert.equal(results[0].status, "success");
+  // A block may seal between the two requests: then pending is one later.
+  assert.ok(block.number === pending.number || block.number === pending.number + 1n, `simulated block ${block.number}, pending ${pending.number}`);
+});
