@@ -213,6 +213,7 @@ func (n *Node) startAPI() error {
 	n.cfg.HTTP.Logger = n.log
 	n.calls = pool.New(n.cfg.Calls)
 	n.reg = metrics.NewRegistry()
+	n.cfg.RPC.BlockTime = n.cfg.Sequencer.BlockTime // eth_simulateV1 spaces its blocks by it
 	n.rpc = rpc.New(n.cfg.RPC, rpc.Backend{Chain: n.chain, Pool: n.pool, Snapshots: n.store, Calls: n.calls}, n.reg)
 	n.http = httpserver.New(n.cfg.HTTP, n.rpc, n.health)
 	listeners := sequencer.Listeners{}

@@ -85,6 +85,12 @@ func runNode(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err := checkFollow(&cfg); err != nil {
 		return err
 	}
+	if cfg.RPC.SimulateMaxBlocks < 1 {
+		return fmt.Errorf("--rpc.simulate.maxblocks %d: must be at least 1", cfg.RPC.SimulateMaxBlocks)
+	}
+	if cfg.RPC.SimulateMaxCalls < 0 {
+		return fmt.Errorf("--rpc.simulate.maxcalls %d: must be at least 0 (0: no cap)", cfg.RPC.SimulateMaxCalls)
+	}
 	if cfg.Sequencer.BlockTime > 0 && cfg.Sequencer.PreconfInterval > cfg.Sequencer.BlockTime {
 		return fmt.Errorf("--preconf-interval %v exceeds --block-time %v", cfg.Sequencer.PreconfInterval, cfg.Sequencer.BlockTime)
 	}
@@ -165,6 +171,8 @@ func apiFlags(fs *flag.FlagSet, cfg *node.Config) *apiFlagValues {
 	fs.IntVar(&cfg.RPC.BatchResponseLimit, "rpc.batch-response-max-size", cfg.RPC.BatchResponseLimit, "most bytes in one batch response")
 	fs.Uint64Var(&cfg.RPC.GasCap, "rpc.gascap", cfg.RPC.GasCap, "gas cap of eth_call and eth_estimateGas (the default gas)")
 	fs.DurationVar(&cfg.RPC.EVMTimeout, "rpc.evmtimeout", cfg.RPC.EVMTimeout, "time limit of one eth_call, estimate or access list; the most a debug_trace* request's per-transaction timeout may be")
+	fs.IntVar(&cfg.RPC.SimulateMaxBlocks, "rpc.simulate.maxblocks", cfg.RPC.SimulateMaxBlocks, "most blocks one eth_simulateV1 may simulate, gaps in its block numbers included")
+	fs.IntVar(&cfg.RPC.SimulateMaxCalls, "rpc.simulate.maxcalls", cfg.RPC.SimulateMaxCalls, "most calls one eth_simulateV1 may hold, in all its blocks (0: no cap; --rpc.gascap bounds their gas together)")
 	fs.BoolVar(&cfg.RPC.AllowUnprotectedTxs, "rpc.allow-unprotected-txs", false, "accept transactions signed without a chain ID (pre-EIP-155)")
 	fs.Uint64Var(&cfg.RPC.LogsBlockRange, "rpc.logs.maxrange", cfg.RPC.LogsBlockRange, "largest block range of eth_getLogs")
 	fs.IntVar(&cfg.Calls.Workers, "rpc.call.workers", 0, "eth_calls, estimates, access lists, traces and simulations that run at once (default: one per CPU; clients whose calls run long share one fewer, so blocks and cheap reads keep a CPU)")

@@ -61,6 +61,7 @@ func methodTable() map[string]handler {
 		"debug_getRawBlock":                       debugGetRawBlock,
 		"debug_getRawReceipts":                    debugGetRawReceipts,
 		"debug_getRawTransaction":                 debugGetRawTransaction,
+		"eth_simulateV1":                          ethSimulateV1,
 	}
 }
 

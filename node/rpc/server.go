@@ -55,6 +55,12 @@ type Config struct {
 	// MaxStorageKeys caps the storage keys of one eth_getProof and the slots
 	// of one eth_getStorageValues (geth: 1024); 0: no cap.
 	MaxStorageKeys int
+	// SimulateMaxBlocks caps eth_simulateV1's blocks, gaps in their numbers
+	// included (0: 256), SimulateMaxCalls its calls in all (0: no cap).
+	SimulateMaxBlocks, SimulateMaxCalls int
+	// BlockTime is the chain's (--block-time): eth_simulateV1 spaces
+	// blocks without a timestamp by it; 0: 12 s, as geth.
+	BlockTime time.Duration
 }
 
 // DefaultConfig returns geth's defaults.
@@ -72,6 +78,8 @@ func DefaultConfig() Config {
 		FiltersPerClient:   1_000,
 		ClientVersion:      "stocknode/v0.1.0",
 		MaxStorageKeys:     1024,
+		SimulateMaxBlocks:  256,
+		SimulateMaxCalls:   10_000,
 	}
 }
 

@@ -38,6 +38,7 @@ func (g *gen) cases() {
 	g.traceCases()
 	g.proofCases()
 	g.rawCases()
+	g.simulateCases()
 }
 
 func bn(n int) string                        { return q(uint64(n)) }
