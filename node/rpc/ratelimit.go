@@ -53,7 +53,7 @@ var computeUnits = map[string]float64{
 	"debug_traceBlockByHash":   497,
 	"eth_getProof":             21,
 	"eth_getStorageValues":     75,  // up to 1,024 slots, as eth_getLogs
-	"eth_simulateV1":           250, // blocks of calls: as a transaction's worth of work
+	"eth_simulateV1":           500, // blocks of calls, as eth_getBlockReceipts
 	"txpool_status":            10,
 	"txpool_content":           500, // the whole pool, as eth_getBlockReceipts
 	"txpool_inspect":           500,
