@@ -35,6 +35,7 @@ func (g *gen) cases() {
 	g.callCases()
 	g.feeCases()
 	g.miscCases()
+	g.flashCases()
 }
 
 func bn(n int) string                        { return q(uint64(n)) }
