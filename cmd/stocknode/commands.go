@@ -166,6 +166,7 @@ func apiFlags(fs *flag.FlagSet, cfg *node.Config) *apiFlagValues {
 	fs.Uint64Var(&cfg.RPC.GasCap, "rpc.gascap", cfg.RPC.GasCap, "gas cap of eth_call and eth_estimateGas (the default gas)")
 	fs.DurationVar(&cfg.RPC.EVMTimeout, "rpc.evmtimeout", cfg.RPC.EVMTimeout, "time limit of one eth_call")
 	fs.BoolVar(&cfg.RPC.AllowUnprotectedTxs, "rpc.allow-unprotected-txs", false, "accept transactions signed without a chain ID (pre-EIP-155)")
+	fs.BoolVar(&cfg.RPC.PreconfirmedReceipts, "rpc.preconfirmed-receipts", cfg.RPC.PreconfirmedReceipts, "answer a pre-confirmed transaction's receipt before its block seals, as Base's Flashblocks RPC (false: null until sealed)")
 	fs.Uint64Var(&cfg.RPC.LogsBlockRange, "rpc.logs.maxrange", cfg.RPC.LogsBlockRange, "largest block range of eth_getLogs")
 	fs.IntVar(&cfg.Calls.Workers, "rpc.call.workers", 0, "eth_calls (and estimates) that run at once (default: one per CPU; clients whose calls run long share one fewer, so blocks and cheap reads keep a CPU)")
 	fs.IntVar(&cfg.Calls.Queue, "rpc.call.queue", 0, "eth_calls that may wait for a slot before -32005 (default 1024)")

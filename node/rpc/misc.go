@@ -45,6 +45,7 @@ func methodTable() map[string]handler {
 		"eth_getFilterChanges":                    ethGetFilterChanges,
 		"eth_getFilterLogs":                       ethGetFilterLogs,
 		"eth_uninstallFilter":                     ethUninstallFilter,
+		"base_transactionStatus":                  baseTransactionStatus,
 	}
 }
 

@@ -52,6 +52,10 @@ type Config struct {
 	// RateLimit meters each client's requests and compute units; off when
 	// its rates are zero.
 	RateLimit ratelimit.Config
+	// PreconfirmedReceipts answers a pre-confirmed transaction's receipt
+	// and block position as Base's Flashblocks RPC does (flashblocks.go);
+	// off, it answers as a pooled one until its block is sealed.
+	PreconfirmedReceipts bool
 }
 
 // DefaultConfig returns geth's defaults.
@@ -68,6 +72,8 @@ func DefaultConfig() Config {
 		MaxFilters:         10_000,
 		FiltersPerClient:   1_000,
 		ClientVersion:      "stocknode/v0.1.0",
+
+		PreconfirmedReceipts: true,
 	}
 }
 
