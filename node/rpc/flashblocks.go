@@ -40,17 +40,17 @@ func preconfirmedReceipt(p *pending.Block, i int, config *params.ChainConfig) ma
 	tx, receipt, h := p.Transactions[i], p.Receipts[i], p.Header
 	signer := types.MakeSigner(config, h.Number, h.Time)
 	fields := marshalReceipt(receipt, common.Hash{}, h.Number.Uint64(), signer, tx, i)
-	fields["logs"] = preconfirmedLogs(receipt.Logs)
+	fields["logs"] = PreconfirmedLogs(receipt.Logs)
 	// The builder's receipts leave it unset, as go-ethereum's do before a
 	// block is stored.
 	fields["effectiveGasPrice"] = (*hexutil.Big)(paidGasPrice(tx, h.BaseFee))
 	return fields
 }
 
-// preconfirmedLogs are logs with the zero block hash: go-ethereum stamps a
+// PreconfirmedLogs are logs with the zero block hash: go-ethereum stamps a
 // log with the hash of the header it was executed under, which for a block
 // being built is not the hash it will have.
-func preconfirmedLogs(logs []*types.Log) []*types.Log {
+func PreconfirmedLogs(logs []*types.Log) []*types.Log {
 	out := make([]*types.Log, len(logs))
 	for i, l := range logs {
 		c := *l
@@ -91,7 +91,7 @@ func FlashblockTransaction(p *pending.Block, i int, config *params.ChainConfig) 
 		Status:            hexutil.Uint64(receipt.Status),
 		CumulativeGasUsed: hexutil.Uint64(receipt.CumulativeGasUsed),
 		LogsBloom:         receipt.Bloom,
-		Logs:              preconfirmedLogs(receipt.Logs),
+		Logs:              PreconfirmedLogs(receipt.Logs),
 	}
 	if receipt.ContractAddress != (common.Address{}) {
 		addr := receipt.ContractAddress
