@@ -37,7 +37,9 @@ func (h *Hub) dispatch(ev event) {
 		}
 		// The seal's snapshot holds the next block's first
 		// pre-confirmation: what was accepted during the seal.
-		h.preconfirmed(ev.snap)
+		if ev.snap != nil {
+			h.preconfirmed(ev.snap)
+		}
 	case ev.snap != nil:
 		h.preconfirmed(ev.snap)
 	}
