@@ -331,9 +331,10 @@ func TestEthclientTokenPendingBeforeLatest(t *testing.T) {
 	})
 }
 
-// A transaction that is pre-confirmed but not yet sealed is pending: per
-// execution-apis (and geth) eth_getTransactionReceipt answers null until the
-// transaction is in a block of the chain, and eth_getTransactionByHash
+// With --rpc.preconfirmed-receipts=false, a transaction that is
+// pre-confirmed but not yet sealed is pending: per execution-apis (and
+// geth) eth_getTransactionReceipt answers null until the transaction is in
+// a block of the chain, and eth_getTransactionByHash
 // answers it with blockHash, blockNumber and transactionIndex null. Clients
 // rely on it: ethclient's TransactionByHash reports isPending from
 // blockNumber == null, bind.WaitMined, ethers' tx.wait() and viem's
@@ -342,7 +343,7 @@ func TestEthclientTokenPendingBeforeLatest(t *testing.T) {
 // hash. Polled every 10 ms through a 1 s block, a receipt must never name a
 // block above eth_blockNumber or a block hash the chain does not have.
 func TestEthclientReceiptOnlyForSealedTransactions(t *testing.T) {
-	n := startNode(t, "--block-time", "1s", "--preconf-interval", "100ms")
+	n := startNode(t, "--block-time", "1s", "--preconf-interval", "100ms", "--rpc.preconfirmed-receipts=false")
 	c, rc := n.dial(t)
 	ctx := testContext(t, 30*time.Second)
 	to := freshAddress(t)

@@ -17,9 +17,11 @@ import (
 )
 
 // TestJavaScriptClients runs the ethers v6 and viem suites over HTTP
-// (js/*.test.mjs except js/ws-* and js/replica-*, Node's built-in test runner) against one
-// node with 1 s blocks and 100 ms pre-confirmations, so that pending visibly
-// leads latest. Each file is a subtest and each JavaScript test a subtest of
+// (js/*.test.mjs except js/ws-*, js/replica-* and js/flashblocks-*, Node's
+// built-in test runner) against one node with 1 s blocks and 100 ms
+// pre-confirmations, so that pending visibly leads latest. The node answers
+// receipts of sealed blocks only (--rpc.preconfirmed-receipts=false): these
+// suites read latest after tx.wait(); flashblocks_test.go has the default. Each file is a subtest and each JavaScript test a subtest of
 // it, so `go test` names the failing JavaScript test and prints its
 // assertion; the full output of a failing file is logged too.
 //
@@ -27,9 +29,9 @@ import (
 // are installed with `npm ci` when e2e/node_modules lacks them.
 func TestJavaScriptClients(t *testing.T) {
 	nodeBin := jsPrerequisites(t)
-	n := startNode(t, "--block-time", "1s", "--preconf-interval", "100ms")
+	n := startNode(t, "--block-time", "1s", "--preconf-interval", "100ms", "--rpc.preconfirmed-receipts=false")
 	runJSFiles(t, nodeBin, n, func(name string) bool {
-		return !strings.HasPrefix(name, "ws-") && !strings.HasPrefix(name, replicaSuites)
+		return !strings.HasPrefix(name, "ws-") && !strings.HasPrefix(name, replicaSuites) && !strings.HasPrefix(name, "flashblocks")
 	})
 }
 

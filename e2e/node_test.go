@@ -359,15 +359,17 @@ func send(t testing.TB, ctx context.Context, c *ethclient.Client, from account, 
 
 // waitSealed polls until tx is in a sealed block (`latest` has reached the
 // receipt's block) and returns the receipt as the sealed block reports it.
+// The head is read first: a receipt read after it whose block is at most
+// that head is the sealed block's, not a pre-confirmed one.
 func waitSealed(t testing.TB, ctx context.Context, c *ethclient.Client, hash common.Hash) *types.Receipt {
 	t.Helper()
 	for {
+		head, herr := c.BlockNumber(ctx)
+		if herr != nil {
+			t.Fatalf("BlockNumber: %v", herr)
+		}
 		receipt, err := c.TransactionReceipt(ctx, hash)
 		if err == nil {
-			head, herr := c.BlockNumber(ctx)
-			if herr != nil {
-				t.Fatalf("BlockNumber: %v", herr)
-			}
 			if receipt.BlockNumber.Uint64() <= head {
 				return receipt
 			}

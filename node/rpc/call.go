@@ -242,6 +242,9 @@ func isCancelled(err error) bool {
 func (s *Server) apply(task *pool.Task, evm *vm.EVM, msg *core.Message) (*core.ExecutionResult, error) {
 	defer evm.Release()
 	defer s.precompiles.install(evm).release()
+	if evm.Config.NoBaseFee {
+		zeroUnpaidFees(&evm.Context, msg)
+	}
 	task.Watch(evm)
 	defer task.Unwatch()
 	res, err := core.ApplyMessage(evm, msg, core.NewGasPool(math.MaxUint64))
@@ -249,6 +252,24 @@ func (s *Server) apply(task *pool.Task, evm *vm.EVM, msg *core.Message) (*core.E
 		return nil, &cancelledError{s.aborted(task.Err())}
 	}
 	return res, err
+}
+
+// zeroUnpaidFees lowers the base fees a message does not pay to zero, as
+// geth's eth_call, eth_estimateGas and eth_createAccessList do (ethapi's
+// applyMessage and AccessList, gasestimator's run): BASEFEE reads 0 when
+// the gas price is 0 (no fee fields, or zero ones), BLOBBASEFEE when the
+// blob fee cap is a given 0, so a contract that reads its environment sees
+// the same through both nodes. (eth_createAccessList as geth v1.17 has it:
+// v1.16.7 filled in suggested fees first, and so ran on the block's base
+// fee.) ctx is the EVM's own copy: the block context shared by a
+// snapshot's calls is not touched, and the shared zero is never written.
+func zeroUnpaidFees(ctx *vm.BlockContext, msg *core.Message) {
+	if msg.GasPrice == nil || msg.GasPrice.IsZero() {
+		ctx.BaseFee = common.Big0
+	}
+	if msg.BlobGasFeeCap != nil && msg.BlobGasFeeCap.IsZero() {
+		ctx.BlobBaseFee = common.Big0
+	}
 }
 
 // aborted says why a task of the call bound was stopped: geth's words for

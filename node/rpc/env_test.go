@@ -170,15 +170,17 @@ func (n *testNode) send(from int, to *common.Address, value *big.Int, gas uint64
 }
 
 // waitSealed waits until the transaction is in a sealed block and returns its receipt.
+// The head is read first: a receipt read after it whose block is at most
+// that head is the sealed block's, not a pre-confirmed one.
 func (n *testNode) waitSealed(hash common.Hash) map[string]any {
 	n.t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {
+		var latest hexutil.Uint64
+		n.result(&latest, "eth_blockNumber")
 		var receipt map[string]any
 		n.result(&receipt, "eth_getTransactionReceipt", hash)
 		if receipt != nil {
-			var latest hexutil.Uint64
-			n.result(&latest, "eth_blockNumber")
 			num, _ := hexutil.DecodeUint64(receipt["blockNumber"].(string))
 			if num <= uint64(latest) {
 				return receipt

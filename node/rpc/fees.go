@@ -119,11 +119,7 @@ func ethFeeHistory(s *Server, r *request) error {
 	last := ref.block.Header()
 	next := s.b.Chain.Engine().CalcBaseFee(s.b.Chain.Config(), last)
 	out.BaseFee = append(out.BaseFee, (*hexutil.Big)(next))
-	if last.ExcessBlobGas != nil {
-		nextExcess := eip4844.CalcExcessBlobGas(s.b.Chain.Config(), last, last.Time)
-		h := &types.Header{Number: new(big.Int).Add(last.Number, big.NewInt(1)), Time: last.Time, ExcessBlobGas: &nextExcess}
-		out.BlobBaseFee = append(out.BlobBaseFee, (*hexutil.Big)(eip4844.CalcBlobFee(s.b.Chain.Config(), h)))
-	}
+	out.BlobBaseFee = append(out.BlobBaseFee, (*hexutil.Big)(nextBlobBaseFee(s.b.Chain.Config(), last)))
 	if count == 0 {
 		out.BaseFee, out.BlobBaseFee = nil, nil
 	}
@@ -142,18 +138,38 @@ func (s *Server) addFeeEntry(out *feeHistory, block *types.Block, receipts types
 		ratio = float64(h.GasUsed) / float64(h.GasLimit)
 	}
 	out.GasUsedRatio = append(out.GasUsedRatio, ratio)
-	if h.ExcessBlobGas != nil {
-		out.BlobBaseFee = append(out.BlobBaseFee, (*hexutil.Big)(eip4844.CalcBlobFee(s.b.Chain.Config(), h)))
-		maxBlob := eip4844.MaxBlobGasPerBlock(s.b.Chain.Config(), h.Time)
-		blobRatio := 0.0
-		if h.BlobGasUsed != nil && maxBlob > 0 {
-			blobRatio = float64(*h.BlobGasUsed) / float64(maxBlob)
-		}
-		out.BlobGasUsedRatio = append(out.BlobGasUsedRatio, blobRatio)
-	}
+	blobFee, blobRatio := blobFees(s.b.Chain.Config(), h)
+	out.BlobBaseFee = append(out.BlobBaseFee, (*hexutil.Big)(blobFee))
+	out.BlobGasUsedRatio = append(out.BlobGasUsedRatio, blobRatio)
 	if len(percentiles) > 0 {
 		out.Reward = append(out.Reward, rewards(block, receipts, percentiles))
 	}
+}
+
+// blobFees is h's blob base fee and blob gas used ratio. Blocks before
+// Cancun have zeroes, as the specification says and geth answers, so that
+// both arrays keep their length (blocks+1, blocks) over a range that
+// crosses the fork, and an imported pre-Cancun chain has them too.
+func blobFees(config *params.ChainConfig, h *types.Header) (*big.Int, float64) {
+	if h.ExcessBlobGas == nil {
+		return new(big.Int), 0
+	}
+	ratio := 0.0
+	if limit := eip4844.MaxBlobGasPerBlock(config, h.Time); h.BlobGasUsed != nil && limit > 0 {
+		ratio = float64(*h.BlobGasUsed) / float64(limit)
+	}
+	return eip4844.CalcBlobFee(config, h), ratio
+}
+
+// nextBlobBaseFee is the blob base fee of the block after h as geth derives
+// it (eth/gasprice): h's excess blob gas carried forward under the blob
+// schedule at h's time; zero when h is before Cancun.
+func nextBlobBaseFee(config *params.ChainConfig, h *types.Header) *big.Int {
+	if h.ExcessBlobGas == nil {
+		return new(big.Int)
+	}
+	excess := eip4844.CalcExcessBlobGas(config, h, h.Time)
+	return eip4844.CalcBlobFee(config, &types.Header{Number: h.Number, Time: h.Time, ExcessBlobGas: &excess})
 }
 
 // rewards picks the effective tips at the gas-weighted percentiles (geth's

@@ -62,6 +62,7 @@ func methodTable() map[string]handler {
 		"debug_getRawReceipts":                    debugGetRawReceipts,
 		"debug_getRawTransaction":                 debugGetRawTransaction,
 		"eth_simulateV1":                          ethSimulateV1,
+		"base_transactionStatus":                  baseTransactionStatus,
 	}
 }
 

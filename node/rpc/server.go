@@ -61,6 +61,10 @@ type Config struct {
 	// BlockTime is the chain's (--block-time): eth_simulateV1 spaces
 	// blocks without a timestamp by it; 0: 12 s, as geth.
 	BlockTime time.Duration
+	// PreconfirmedReceipts answers a pre-confirmed transaction's receipt
+	// and block position as Base's Flashblocks RPC does (flashblocks.go);
+	// off, it answers as a pooled one until its block is sealed.
+	PreconfirmedReceipts bool
 }
 
 // DefaultConfig returns geth's defaults.
@@ -80,6 +84,8 @@ func DefaultConfig() Config {
 		MaxStorageKeys:     1024,
 		SimulateMaxBlocks:  256,
 		SimulateMaxCalls:   10_000,
+
+		PreconfirmedReceipts: true,
 	}
 }
 

@@ -10,12 +10,13 @@ import (
 	"github.com/stocknode/stocknode/codec"
 )
 
-// txLocation is where a transaction is: in a sealed block, or not yet
-// (block nil: pre-confirmed or pooled).
+// txLocation is where a transaction is: in a sealed block, pre-confirmed
+// in the pending block (at index), or pooled (neither).
 type txLocation struct {
-	tx    *types.Transaction
-	block *types.Block
-	index int
+	tx           *types.Transaction
+	block        *types.Block
+	index        int
+	preconfirmed bool
 }
 
 // errTxIndexing is geth's answer while the transaction index is being built.
@@ -23,18 +24,21 @@ var errTxIndexing = errors.New("transaction indexing is in progress")
 
 // findTx looks a transaction up as of the request's snapshot.
 //
-// A pre-confirmed transaction answers like a pooled one (no block fields,
-// no receipt) until its block is sealed: wallets and libraries (ethers'
-// tx.wait, viem's waitForTransactionReceipt, ethclient's WaitMined) take a
-// receipt to mean "in a block that latest reads see", and a pre-confirmed
-// block has no final hash yet. Its transactions and receipts are served
-// through the pending block: eth_getBlockByNumber("pending"),
-// eth_getBlockReceipts("pending"), eth_getLogs and the pendingLogs and
-// newFlashblocks subscriptions.
+// A pre-confirmed transaction answers as Base's Flashblocks RPC answers it
+// (flashblocks.go): with its receipt and the pending block's number, so
+// that ethers' tx.wait() and viem's waitForTransactionReceipt return
+// within one pre-confirmation. Those libraries take a receipt to mean "in
+// a block", and a read of latest right after them does not see the
+// transaction yet: it is in pending until its block seals. With
+// Config.PreconfirmedReceipts off, it answers as a pooled one (no block
+// fields, no receipt) until the seal, so a receipt means that latest reads
+// see it; its transactions and receipts are then served through the
+// pending block only: eth_getBlockByNumber("pending"),
+// eth_getBlockReceipts("pending"), eth_getLogs and the subscriptions.
 func (s *Server) findTx(r *request, hash common.Hash) (txLocation, bool, error) {
-	for _, tx := range r.snap.Pending.Transactions {
+	for i, tx := range r.snap.Pending.Transactions {
 		if tx.Hash() == hash {
-			return txLocation{tx: tx}, true, nil
+			return txLocation{tx: tx, index: i, preconfirmed: s.cfg.PreconfirmedReceipts}, true, nil
 		}
 	}
 	bc := s.b.Chain.BlockChain()
@@ -65,6 +69,9 @@ func ethGetTransactionByHash(s *Server, r *request) error {
 		return err
 	}
 	config := s.b.Chain.Config()
+	if loc.preconfirmed {
+		return r.writeJSON(preconfirmedTx(r.snap.Pending, loc.index, config))
+	}
 	if loc.block == nil {
 		head := r.snap.Pending.Header
 		return r.writeJSON(NewRPCTransaction(loc.tx, common.Hash{}, head.Number.Uint64(), head.Time, 0, nil, config))
@@ -82,6 +89,9 @@ func ethGetTransactionReceipt(s *Server, r *request) error {
 		return err
 	}
 	loc, ok, err := s.findTx(r, hash)
+	if loc.preconfirmed {
+		return r.writeJSON(preconfirmedReceipt(r.snap.Pending, loc.index, s.b.Chain.Config()))
+	}
 	if !ok || loc.block == nil {
 		return err
 	}

@@ -110,7 +110,9 @@ func jsonEqual(t *testing.T, a, b []byte) bool {
 	if err := json.Unmarshal(b, &y); err != nil {
 		t.Fatal(err)
 	}
-	return fmt.Sprint(x) == fmt.Sprint(y)
+	xb, _ := json.Marshal(x)
+	yb, _ := json.Marshal(y)
+	return string(xb) == string(yb)
 }
 
 // A pre-confirmed transaction stays pending in the pool until its block is

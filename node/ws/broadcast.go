@@ -31,9 +31,14 @@ func (h *Hub) dispatch(ev event) {
 		}
 		if h.metrics.wanted(kindLogs) {
 			receipts := h.chain.BlockChain().GetReceiptsByHash(ev.sealed.Hash())
-			if logs := encodeLogs(receipts); len(logs) > 0 {
+			if logs := encodeLogs(receipts, nil); len(logs) > 0 {
 				h.fanOut(delivery{kind: kindLogs, logs: logs})
 			}
+		}
+		// The seal's snapshot holds the next block's first
+		// pre-confirmation: what was accepted during the seal.
+		if ev.snap != nil {
+			h.preconfirmed(ev.snap)
 		}
 	case ev.snap != nil:
 		h.preconfirmed(ev.snap)
@@ -58,10 +63,13 @@ func (h *Hub) preconfirmed(snap *pending.Snapshot) {
 	// The cursor moves even with nobody listening: a later subscriber gets
 	// only logs pre-confirmed after it subscribed.
 	h.lastPending = pendingCursor{number: number, txs: len(p.Receipts)}
+	h.flashTxs(p, from)
 	if !h.metrics.wanted(kindPendingLogs) {
 		return
 	}
-	if logs := encodeLogs(p.Receipts[from:]); len(logs) > 0 {
+	// As Base's: a pre-confirmed log names no block hash yet (the zero
+	// hash), like the pre-confirmed receipt it is in.
+	if logs := encodeLogs(p.Receipts[from:], rpc.PreconfirmedLogs); len(logs) > 0 {
 		h.fanOut(delivery{kind: kindPendingLogs, logs: logs})
 	}
 }
@@ -76,10 +84,16 @@ func (h *Hub) fanOut(d delivery) {
 	}
 }
 
-func encodeLogs(receipts types.Receipts) []encodedLog {
+// encodeLogs encodes the receipts' logs, each as view (when not nil)
+// makes it.
+func encodeLogs(receipts types.Receipts, view func([]*types.Log) []*types.Log) []encodedLog {
 	var out []encodedLog
 	for _, r := range receipts {
-		for _, l := range r.Logs {
+		logs := r.Logs
+		if view != nil {
+			logs = view(logs)
+		}
+		for _, l := range logs {
 			out = append(out, encodedLog{log: l, json: mustJSON(l)})
 		}
 	}

@@ -81,7 +81,7 @@ type metrics struct {
 	// encodes nor walks the connections for a kind nobody subscribed to
 	// (under a transaction flood, newPendingTransactions alone would encode
 	// every accepted transaction for nobody).
-	byKind [kindFlashblocks + 1]atomic.Int64
+	byKind [kindFlashTxFull + 1]atomic.Int64
 }
 
 // subscribed adds n subscriptions of kind to the counts.

@@ -21,8 +21,11 @@ type delivery struct {
 	// logs are the logs of a block (logs, pendingLogs), each encoded once;
 	// subscribers' filters pick theirs.
 	logs []encodedLog
-	// txHashes / txFull are newPendingTransactions results.
+	// txHashes / txFull are newPendingTransactions and
+	// newFlashblockTransactions results; txLogs are the logs of txFull's
+	// transactions, for newFlashblockTransactions' filters.
 	txHashes, txFull []*payload
+	txLogs           [][]*types.Log
 }
 
 type encodedLog struct {
@@ -127,6 +130,16 @@ func (c *conn) deliver(d *delivery) {
 				if sub.filter.Matches(l.log) && !c.send(outMsg{sub: sub, payload: l.json}) {
 					return
 				}
+			}
+		case kindFlashTxs:
+			for _, p := range d.txHashes {
+				if !c.send(outMsg{sub: sub, payload: p}) {
+					return
+				}
+			}
+		case kindFlashTxFull:
+			if !c.deliverFlashTxs(sub, d) {
+				return
 			}
 		case kindPendingTxs:
 			list := d.txHashes

@@ -17,6 +17,8 @@ const (
 	kindPendingTxs          // newPendingTransactions
 	kindPendingLogs         // logs of pre-confirmed transactions
 	kindFlashblocks         // one notification per pending snapshot
+	kindFlashTxs            // newFlashblockTransactions: hashes
+	kindFlashTxFull         // newFlashblockTransactions: full objects, all or filtered (flashtx.go)
 )
 
 var kinds = map[string]subKind{
@@ -25,13 +27,15 @@ var kinds = map[string]subKind{
 	"newPendingTransactions": kindPendingTxs,
 	"pendingLogs":            kindPendingLogs,
 	"newFlashblocks":         kindFlashblocks,
+	// A hash subscription until its parameter asks for more.
+	"newFlashblockTransactions": kindFlashTxs,
 }
 
 // subscription is one eth_subscribe of a connection.
 type subscription struct {
 	id     []byte // "0x" + 32 hex digits: 128 unpredictable bits
 	kind   subKind
-	filter *rpc.LogFilter // logs, pendingLogs
+	filter *rpc.LogFilter // logs, pendingLogs, newFlashblockTransactions with a filter
 	full   bool           // newPendingTransactions with full objects
 	// active is set once the eth_subscribe response is queued, so that no
 	// notification can overtake it.
@@ -124,6 +128,10 @@ func (h *Hub) parseSubscription(params []byte) (*subscription, *codec.Error) {
 			return nil, &codec.Error{Code: codec.CodeInvalidParams, Message: "invalid argument 1: " + err.Error()}
 		}
 		sub.filter = filter
+	case kindFlashTxs:
+		if err := parseFlashTxArg(sub, arg); err != nil {
+			return nil, err
+		}
 	case kindPendingTxs:
 		switch string(arg) {
 		case "", "null", "false":

@@ -39,6 +39,7 @@ func (g *gen) cases() {
 	g.proofCases()
 	g.rawCases()
 	g.simulateCases()
+	g.flashCases()
 }
 
 func bn(n int) string                        { return q(uint64(n)) }

@@ -1,0 +1,203 @@
+package rpc
+
+import (
+	"encoding/json"
+	"math/big"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/params"
+)
+
+// signed signs a dynamic-fee transaction from dev account `from` with
+// an explicit nonce and tip (the fee cap ten times the tip), and returns
+// it encoded with its hash.
+func (n *testNode) signed(from int, nonce uint64, tip *big.Int, to *common.Address, data []byte, gas uint64) (hexutil.Bytes, common.Hash) {
+	n.t.Helper()
+	tx, err := types.SignNewTx(n.keys[from], types.LatestSigner(n.chain.Config()), &types.DynamicFeeTx{
+		ChainID: n.chain.Config().ChainID, Nonce: nonce, GasTipCap: tip, GasFeeCap: new(big.Int).Mul(tip, big.NewInt(10)),
+		Gas: gas, To: to, Data: data,
+	})
+	if err != nil {
+		n.t.Fatal(err)
+	}
+	raw, _ := tx.MarshalBinary()
+	return raw, tx.Hash()
+}
+
+// status is base_transactionStatus's answer for hash.
+func (n *testNode) status(hash common.Hash) string {
+	n.t.Helper()
+	var out struct {
+		Status string `json:"status"`
+	}
+	n.result(&out, "base_transactionStatus", hash)
+	return out.Status
+}
+
+// preconfirmedReceipt polls for hash's receipt and returns it if it is a
+// pre-confirmed one (the zero block hash), nil if the first receipt served
+// was already the sealed block's.
+func (n *testNode) preconfirmedReceipt(hash common.Hash) map[string]any {
+	n.t.Helper()
+	var receipt map[string]any
+	waitFor(n.t, "a receipt", func() bool {
+		n.result(&receipt, "eth_getTransactionReceipt", hash)
+		return receipt != nil
+	})
+	if receipt["blockHash"] != (common.Hash{}).Hex() {
+		return nil
+	}
+	return receipt
+}
+
+// A pre-confirmed transaction's receipt is served before its block seals,
+// as Base's Flashblocks RPC serves it: the pending block's number, the zero
+// block hash, and otherwise exactly what the sealed block's receipt says
+// (index, status, gas, logs). Its transaction object names the block's
+// number and its index, with blockHash null, as Base's does.
+func TestPreconfirmedReceiptIsTheSealedOne(t *testing.T) {
+	n := newTestNode(t, 500*time.Millisecond, 50*time.Millisecond)
+	contract := common.HexToAddress(n.waitSealed(n.send(2, nil, new(big.Int), 200_000, deployCode(logRuntime)))["contractAddress"].(string))
+
+	var hash common.Hash
+	var early map[string]any
+	// A send that lands right at a seal may be sealed before the first
+	// poll: send again.
+	for attempt := 0; early == nil; attempt++ {
+		if attempt == 5 {
+			t.Fatal("no pre-confirmed receipt in five attempts")
+		}
+		n.send(2, &contract, new(big.Int), 100_000, []byte{1}) // not alone in its block
+		hash = n.send(2, &contract, new(big.Int), 100_000, []byte{0xbe, 0xef})
+		early = n.preconfirmedReceipt(hash)
+	}
+	var earlyTx map[string]any
+	n.result(&earlyTx, "eth_getTransactionByHash", hash)
+	var head hexutil.Uint64
+	n.result(&head, "eth_blockNumber")
+
+	sealed := n.waitSealed(hash)
+	var sealedTx map[string]any
+	n.result(&sealedTx, "eth_getTransactionByHash", hash)
+
+	if earlyTx["blockHash"] != nil || earlyTx["blockNumber"] != early["blockNumber"] || earlyTx["transactionIndex"] != early["transactionIndex"] {
+		t.Fatalf("pre-confirmed transaction %v, receipt in block %v at %v", earlyTx, early["blockNumber"], early["transactionIndex"])
+	}
+	if earlyTx["gasPrice"] != early["effectiveGasPrice"] {
+		t.Fatalf("pre-confirmed gasPrice %v, receipt's effectiveGasPrice %v", earlyTx["gasPrice"], early["effectiveGasPrice"])
+	}
+	if sealedTx["blockHash"] != sealed["blockHash"] {
+		t.Fatalf("sealed transaction in %v, receipt in %v", sealedTx["blockHash"], sealed["blockHash"])
+	}
+	// What the seal changes: the block hash, in the receipt, its logs and
+	// the transaction object. Nothing else.
+	zero := (common.Hash{}).Hex()
+	for _, l := range early["logs"].([]any) {
+		if l.(map[string]any)["blockHash"] != zero {
+			t.Fatalf("pre-confirmed log %v has a block hash", l)
+		}
+		l.(map[string]any)["blockHash"] = sealed["blockHash"]
+	}
+	early["blockHash"] = sealed["blockHash"]
+	earlyTx["blockHash"] = sealedTx["blockHash"]
+	for what, pair := range map[string][2]map[string]any{"receipt": {early, sealed}, "transaction": {earlyTx, sealedTx}} {
+		a, _ := json.Marshal(pair[0])
+		b, _ := json.Marshal(pair[1])
+		if string(a) != string(b) {
+			t.Errorf("pre-confirmed %s differs from the sealed one:\n got %s\nwant %s", what, a, b)
+		}
+	}
+	num, _ := hexutil.DecodeUint64(sealed["blockNumber"].(string))
+	if num != uint64(head)+1 || len(sealed["logs"].([]any)) != 1 || sealed["transactionIndex"] == "0x0" {
+		t.Fatalf("sealed receipt %v, head when pre-confirmed %d", sealed, head)
+	}
+}
+
+// With --rpc.preconfirmed-receipts=false a pre-confirmed transaction
+// answers as a pooled one until its block seals: no receipt, no block
+// fields. The block stays open here, so the transaction stays pre-confirmed.
+func TestPreconfirmedReceiptsOff(t *testing.T) {
+	for _, on := range []bool{true, false} {
+		n := newTestNode(t, time.Hour, 20*time.Millisecond, func(c *testConfig) { c.rpc.PreconfirmedReceipts = on })
+		to := common.HexToAddress("0x00000000000000000000000000000000000000aa")
+		hash := n.send(4, &to, big.NewInt(1), params.TxGas, nil)
+		waitFor(t, "the transaction pre-confirmed", func() bool {
+			var block struct {
+				Transactions []common.Hash `json:"transactions"`
+			}
+			n.result(&block, "eth_getBlockByNumber", "pending", false)
+			return len(block.Transactions) == 1 && block.Transactions[0] == hash
+		})
+		var receipt, tx map[string]any
+		n.result(&receipt, "eth_getTransactionReceipt", hash)
+		n.result(&tx, "eth_getTransactionByHash", hash)
+		if on {
+			if receipt == nil || receipt["blockNumber"] != "0x1" || receipt["status"] != "0x1" || tx["blockNumber"] != "0x1" || tx["transactionIndex"] != "0x0" {
+				t.Fatalf("on: receipt %v, transaction %v", receipt, tx)
+			}
+		} else if receipt != nil || tx["blockNumber"] != nil || tx["transactionIndex"] != nil || tx["blockHash"] != nil {
+			t.Fatalf("off: receipt %v, transaction %v", receipt, tx)
+		}
+		if got := n.status(hash); got != "Known" {
+			t.Fatalf("status of a pre-confirmed transaction = %s", got)
+		}
+	}
+}
+
+// base_transactionStatus through a transaction's life: Unknown, Known while
+// pooled, pre-confirmed and sealed; a replaced transaction is Unknown
+// again. Bad arguments are -32602.
+func TestBaseTransactionStatus(t *testing.T) {
+	n := newTestNode(t, 300*time.Millisecond, 30*time.Millisecond)
+	to := common.HexToAddress("0x00000000000000000000000000000000000000bb")
+	unknown := common.HexToHash("0x" + strings.Repeat("ab", 32))
+	if got := n.status(unknown); got != "Unknown" {
+		t.Fatalf("a hash never seen: %s", got)
+	}
+
+	// Pooled: a nonce gap keeps it queued, never executed.
+	var next hexutil.Uint64
+	n.result(&next, "eth_getTransactionCount", n.addr(5), "pending")
+	queuedRaw, queued := n.signed(5, uint64(next)+1, big.NewInt(params.GWei), &to, nil, params.TxGas)
+	var got common.Hash
+	n.result(&got, "eth_sendRawTransaction", queuedRaw)
+	if s := n.status(queued); s != "Known" {
+		t.Fatalf("pooled: %s", s)
+	}
+	var receipt map[string]any
+	if n.result(&receipt, "eth_getTransactionReceipt", queued); receipt != nil {
+		t.Fatalf("a queued transaction has a receipt: %v", receipt)
+	}
+	// Replaced by a better-paying one: the first is gone.
+	replacementRaw, replacement := n.signed(5, uint64(next)+1, big.NewInt(2*params.GWei), &to, nil, params.TxGas)
+	n.result(&got, "eth_sendRawTransaction", replacementRaw)
+	if s, r := n.status(queued), n.status(replacement); s != "Unknown" || r != "Known" {
+		t.Fatalf("after replacement: replaced %s, replacement %s", s, r)
+	}
+
+	// Pre-confirmed, then sealed (filling the gap lets both run).
+	fillRaw, fill := n.signed(5, uint64(next), big.NewInt(params.GWei), &to, nil, params.TxGas)
+	n.result(&got, "eth_sendRawTransaction", fillRaw)
+	if receipt := n.preconfirmedReceipt(fill); receipt != nil {
+		if s := n.status(fill); s != "Known" {
+			t.Fatalf("pre-confirmed: %s", s)
+		}
+	}
+	n.waitSealed(replacement)
+	if s, r := n.status(fill), n.status(replacement); s != "Known" || r != "Known" {
+		t.Fatalf("sealed: %s, %s", s, r)
+	}
+
+	for _, params := range []string{`[]`, `["0x12"]`, `[5]`, `["` + unknown.Hex() + `","latest"]`, `{"hash":"` + unknown.Hex() + `"}`} {
+		var resp rpcResponse
+		json.Unmarshal([]byte(n.raw(`{"jsonrpc":"2.0","id":1,"method":"base_transactionStatus","params":`+params+`}`)), &resp)
+		if resp.Error == nil || resp.Error.Code != -32602 {
+			t.Errorf("base_transactionStatus(%s) = %s, %+v; want -32602", params, resp.Result, resp.Error)
+		}
+	}
+}
