@@ -15,6 +15,16 @@
 //
 //	go test -count=1 -run 'Replica|Fenced|Kill' ./e2e/   # only those
 //
+// The developer-tool tests run Foundry's cast (cast_test.go installs
+// @foundry-rs/cast once into ~/.cache/stocknode-anchors/npm, beside
+// compare's anvil; $CAST names another) against the binary: `cast run`
+// (trace_test.go), `cast proof` and `cast storage` (proof_test.go); viem's
+// simulateCalls (js/simulate.test.mjs, simulate_test.go), ethers' and
+// viem's waits for pre-confirmed receipts (js/flashblocks-*.test.mjs,
+// flashblocks_test.go) and the txpool methods (txpool_test.go).
+//
+//	go test -count=1 -run 'Cast|Trace|Proof|Simulate|Flashblock|Txpool' ./e2e/
+//
 // The Solidity contract the tests deploy is contracts/Token.sol; its compiled
 // form contracts/Token.json is committed, so the Go tests need no compiler.
 // Regenerate it with `cd e2e && npm ci && npm run compile`.
