@@ -119,7 +119,7 @@ func TestBadInputOverHTTP(t *testing.T) {
 	t.Run("unknown method", func(t *testing.T) {
 		wantError(t, `{"jsonrpc":"2.0","id":"abc","method":"eth_noSuchMethod","params":[]}`, -32601,
 			"the method eth_noSuchMethod does not exist/is not available", `"abc"`)
-		wantError(t, `{"jsonrpc":"2.0","id":3,"method":"debug_traceTransaction","params":[]}`, -32601, "does not exist", "3")
+		wantError(t, `{"jsonrpc":"2.0","id":3,"method":"debug_setHead","params":[]}`, -32601, "does not exist", "3")
 	})
 
 	t.Run("wrong types", func(t *testing.T) {

@@ -36,6 +36,7 @@ func (g *gen) cases() {
 	g.feeCases()
 	g.miscCases()
 	g.traceCases()
+	g.poolCases()
 	g.proofCases()
 	g.rawCases()
 	g.simulateCases()

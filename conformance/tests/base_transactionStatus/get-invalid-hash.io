@@ -1,0 +1,2 @@
+>> {"jsonrpc":"2.0","id":1,"method":"base_transactionStatus","params":["0x1234"]}
+<< {"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"invalid params"}}

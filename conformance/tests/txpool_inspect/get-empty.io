@@ -1,0 +1,2 @@
+>> {"jsonrpc":"2.0","id":1,"method":"txpool_inspect","params":[]}
+<< {"jsonrpc":"2.0","id":1,"result":{"pending":{},"queued":{}}}
