@@ -104,7 +104,7 @@ GETH_P2P=$("$RPCCOMPAT" -free-port)
 GETH_AUTH=$("$RPCCOMPAT" -free-port)
 GETH_URL="http://127.0.0.1:$GETH_PORT"
 "$GETH" "${GETH_COMMON[@]}" --gcmode archive --syncmode full --port "$GETH_P2P" --authrpc.port "$GETH_AUTH" \
-  --http --http.addr 127.0.0.1 --http.port "$GETH_PORT" --http.api eth,net,web3,debug >"$WORK/geth.log" 2>&1 &
+  --http --http.addr 127.0.0.1 --http.port "$GETH_PORT" --http.api eth,net,web3,debug,txpool >"$WORK/geth.log" 2>&1 &
 GETH_PID=$!
 PIDS+=("$GETH_PID")
 log "geth: serving on $GETH_URL (pid $GETH_PID)"
