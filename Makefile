@@ -48,7 +48,7 @@ conformance:
 loadtest:
 	$(GO) build -o bin/loadtest ./loadtest
 
-## compare: stocknode vs geth v1.16.7 and anvil 1.7.1 on one genesis: reads (req/s, p99), eth_getProof, debug_traceTransaction with callTracer and a transaction flood, best of two rounds, about 5 minutes; flags in COMPARE_ARGS.
+## compare: stocknode vs geth v1.16.7 and anvil 1.7.1 on one genesis: reads (req/s, p99), eth_getProof, debug_traceTransaction with callTracer and a transaction flood, best of two rounds, about 7 minutes; flags in COMPARE_ARGS.
 compare:
 	bash compare/run.sh $(COMPARE_ARGS)
 
