@@ -10,9 +10,9 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
-	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/params"
 
+	"github.com/stocknode/stocknode/internal/testchain"
 	"github.com/stocknode/stocknode/node/chain"
 	"github.com/stocknode/stocknode/node/pending"
 	"github.com/stocknode/stocknode/node/seqlog"
@@ -22,34 +22,18 @@ import (
 
 // openChain opens an in-memory preview chain: every chain of a test has
 // the same genesis.
-func openChain(t *testing.T) *chain.Chain {
-	t.Helper()
-	faucet, _, err := chain.FaucetKey("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	genesis, err := chain.PreviewGenesis(crypto.PubkeyToAddress(faucet.PublicKey))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := chain.Open(chain.Config{InMemory: true, Genesis: genesis, Rules: chain.Rules{MinBaseFee: chain.PreviewMinBaseFee}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	return c
-}
+func openChain(t *testing.T) *chain.Chain { return testchain.OpenChain(t, testchain.Config{}) }
 
 // follower runs a Follower of l on c until the test ends; Run must then
 // return nil.
 func follow(t *testing.T, l *seqlog.Log, c *chain.Chain) (*Follower, *pending.Store) {
 	t.Helper()
 	store := new(pending.Store)
-	replay := sequencer.NewReplayer(c, store, quiet())
+	replay := sequencer.NewReplayer(c, store, testchain.Quiet())
 	if err := replay.PublishHead(); err != nil {
 		t.Fatal(err)
 	}
-	f := New(l, replay, c, quiet())
+	f := New(l, replay, c, testchain.Quiet())
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- f.Run(ctx) }()
@@ -97,7 +81,7 @@ func TestFollowerReplaysSequencer(t *testing.T) {
 	t.Cleanup(func() { pool.Close() })
 	seqStore := new(pending.Store)
 	seq, err := sequencer.New(sequencer.Config{BlockTime: 40 * time.Millisecond, PreconfInterval: 8 * time.Millisecond, GasCeil: chain.PreviewGasLimit},
-		seqChain, pool, seqStore, quiet())
+		seqChain, pool, seqStore, testchain.Quiet())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,7 +171,7 @@ func TestFollowerReplaysSequencer(t *testing.T) {
 func TestFollowerStopsOnGap(t *testing.T) {
 	l := openLog(t, concat(block(5, 1), []seqlog.Entry{sealed(5)})...)
 	c := openChain(t)
-	f := New(l, sequencer.NewReplayer(c, new(pending.Store), quiet()), c, quiet())
+	f := New(l, sequencer.NewReplayer(c, new(pending.Store), testchain.Quiet()), c, testchain.Quiet())
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if err := f.Run(ctx); !errors.Is(err, ErrGap) {

@@ -4,21 +4,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"log/slog"
 	"testing"
 
+	"github.com/stocknode/stocknode/internal/testchain"
 	"github.com/stocknode/stocknode/node/chain"
 	"github.com/stocknode/stocknode/node/seqlog"
 )
-
-func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
 // openLog opens an embedded in-memory log holding entries, closed at the
 // end of the test.
 func openLog(t *testing.T, entries ...seqlog.Entry) *seqlog.Log {
 	t.Helper()
-	l, err := seqlog.Open(context.Background(), seqlog.Config{ChainID: chain.PreviewChainID, InMemory: true}, quiet())
+	l, err := seqlog.Open(context.Background(), seqlog.Config{ChainID: chain.PreviewChainID, InMemory: true}, testchain.Quiet())
 	if err != nil {
 		t.Fatal(err)
 	}
