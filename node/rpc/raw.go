@@ -77,34 +77,35 @@ func (r *request) writeRaw(enc []byte) error {
 	return nil
 }
 
-func debugGetRawHeader(s *Server, r *request) error {
+// sealedArg resolves the block argument of debug_getRawHeader and
+// debug_getRawBlock: a sealed block's header, or nil (null) for a block
+// that does not exist; the pending block is refused.
+func (s *Server) sealedArg(r *request) (*types.Header, error) {
 	t, err := s.rawBlockArg(r)
-	switch {
-	case err != nil:
-		return err
-	case t.pending:
-		return errPendingUnsealed
-	case t.header == nil:
-		return nil // null
+	if err == nil && t.pending {
+		err = errPendingUnsealed
 	}
-	enc, err := rlp.EncodeToBytes(t.header)
+	return t.header, err
+}
+
+func debugGetRawHeader(s *Server, r *request) error {
+	h, err := s.sealedArg(r)
+	if err != nil || h == nil {
+		return err
+	}
+	enc, err := rlp.EncodeToBytes(h)
 	if err != nil {
-		return fmt.Errorf("encode header %d: %w", t.header.Number, err)
+		return fmt.Errorf("encode header %d: %w", h.Number, err)
 	}
 	return r.writeRaw(enc)
 }
 
 func debugGetRawBlock(s *Server, r *request) error {
-	t, err := s.rawBlockArg(r)
-	switch {
-	case err != nil:
+	h, err := s.sealedArg(r)
+	if err != nil || h == nil {
 		return err
-	case t.pending:
-		return errPendingUnsealed
-	case t.header == nil:
-		return nil // null
 	}
-	b, err := s.rawBlock(r, t.header)
+	b, err := s.rawBlock(r, h)
 	if err != nil {
 		return err
 	}
