@@ -148,6 +148,18 @@ func gethFeeHistory(t *testing.T, bc *core.BlockChain, count uint64, newest int6
 	for _, v := range baseFee {
 		out.BaseFee = append(out.BaseFee, (*hexutil.Big)(v))
 	}
+	// geth's oracle fills baseFeePerBlobGas[i] from block i and from block
+	// i-1's "next" value, whichever of its concurrent workers answers last:
+	// at the fork the two differ (the last block before Cancun says 0 for
+	// the first Cancun block, which pays 1), so each block's own value is
+	// taken from a one-block query, where only that block writes it.
+	for i := range len(blobBaseFee) - 1 {
+		_, _, _, _, own, _, err := oracle.FeeHistory(context.Background(), 1, gethrpc.BlockNumber(oldest.Int64()+int64(i)), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		blobBaseFee[i] = own[0]
+	}
 	for _, v := range blobBaseFee {
 		out.BlobBaseFee = append(out.BlobBaseFee, (*hexutil.Big)(v))
 	}
