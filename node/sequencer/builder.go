@@ -52,6 +52,16 @@ type builder struct {
 // parent's: blocks may share a second) and runs the pre-execution system
 // calls (EIP-4788 beacon root, EIP-2935 parent hash).
 func openBlock(c *chain.Chain, parent *types.Block, timestamp uint64, coinbase common.Address, gasCeil uint64) (*builder, error) {
+	header, err := nextHeader(c, parent, timestamp, coinbase, gasCeil)
+	if err != nil {
+		return nil, err
+	}
+	return newBuilder(c, parent, header)
+}
+
+// nextHeader is the header of the block this sequencer opens on parent at
+// timestamp (never before the parent's), with a fresh prevrandao.
+func nextHeader(c *chain.Chain, parent *types.Block, timestamp uint64, coinbase common.Address, gasCeil uint64) (*types.Header, error) {
 	config := c.Config()
 	ph := parent.Header()
 	header := &types.Header{
@@ -80,7 +90,7 @@ func openBlock(c *chain.Chain, parent *types.Block, timestamp uint64, coinbase c
 		header.ExcessBlobGas = &excess
 		header.ParentBeaconRoot = new(common.Hash) // no beacon chain: the zero root, as geth's dev mode
 	}
-	return newBuilder(c, parent, header)
+	return header, nil
 }
 
 // newBuilder starts building the block of header on parent: a new block

@@ -1,7 +1,9 @@
 package sequencer
 
 import (
+	"bytes"
 	"fmt"
+	"time"
 
 	"github.com/ethereum/go-ethereum/core/types"
 
@@ -49,10 +51,23 @@ func (s *Sequencer) Resume(header *types.Header, txs types.Transactions, ticks i
 
 // openResumed rebuilds the resumed block on parent; nil when there is none
 // for this parent.
-func (s *Sequencer) openResumed(parent *types.Block) (*builder, error) {
+func (s *Sequencer) openResumed(parent *types.Block, now time.Time) (*builder, error) {
 	r := s.resume
 	s.resume = nil
 	if r == nil || r.header.ParentHash != parent.Hash() {
+		return nil, nil
+	}
+	template, err := nextHeader(s.chain, parent, uint64(now.Unix()), s.cfg.Coinbase, s.cfg.GasCeil)
+	if err != nil {
+		return nil, fmt.Errorf("resume block %d: %w", r.header.Number, err)
+	}
+	if why := unlike(r.header, template); why != "" {
+		// Not this sequencer's opening, or not with this configuration: a
+		// log entry must not choose the block's coinbase or gas limit.
+		// The pre-confirmed transactions are pooled again (repool) and go
+		// into a block opened afresh.
+		s.log.Warn("The block being built, as the log holds it, is not one this sequencer opens: opening a fresh one instead",
+			"number", r.header.Number, "differs", why, "txs", len(r.txs))
 		return nil, nil
 	}
 	b, err := newBuilder(s.chain, parent, types.CopyHeader(r.header))
@@ -67,4 +82,36 @@ func (s *Sequencer) openResumed(parent *types.Block) (*builder, error) {
 	b.logged, b.ticks = len(r.txs), r.ticks
 	s.log.Info("Resumed the block being built from the log: its pre-confirmed transactions are kept", "number", r.header.Number, "txs", len(r.txs))
 	return b, nil
+}
+
+// unlike names the first field in which a logged opening differs from the
+// one this sequencer makes now (template), or is empty. The timestamp may
+// be any from the parent's to now's, and prevrandao is random.
+func unlike(logged, template *types.Header) string {
+	switch {
+	case logged.Number.Cmp(template.Number) != 0:
+		return "number"
+	case logged.GasLimit != template.GasLimit:
+		return "gas limit"
+	case logged.Coinbase != template.Coinbase:
+		return "coinbase"
+	case !bytes.Equal(logged.Extra, template.Extra):
+		return "extra data"
+	case logged.Time > template.Time:
+		return "timestamp (after now)"
+	case (logged.BaseFee == nil) != (template.BaseFee == nil) || logged.BaseFee != nil && logged.BaseFee.Cmp(template.BaseFee) != 0:
+		return "base fee"
+	case !samePointee(logged.ExcessBlobGas, template.ExcessBlobGas):
+		return "excess blob gas"
+	case !samePointee(logged.ParentBeaconRoot, template.ParentBeaconRoot):
+		return "parent beacon root"
+	case logged.Difficulty.Sign() != 0:
+		return "difficulty"
+	}
+	return ""
+}
+
+// samePointee reports whether a and b are both nil or point to equal values.
+func samePointee[T comparable](a, b *T) bool {
+	return (a == nil) == (b == nil) && (a == nil || *a == *b)
 }

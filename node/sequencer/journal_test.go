@@ -5,11 +5,13 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"math/big"
 	"strconv"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 
 	"github.com/stocknode/stocknode/node/chain"
@@ -236,5 +238,45 @@ func TestResumeKeepsPreconfirmations(t *testing.T) {
 	defer second.mu.Unlock()
 	if second.headers[1] != nil || len(second.txs[1]) != 0 {
 		t.Errorf("the resumed block was logged again: opened %v, %d transactions", second.headers[1] != nil, len(second.txs[1]))
+	}
+}
+
+// TestUnlike: a logged opening is resumed only when it is one this
+// sequencer makes now; a log entry cannot choose the block's coinbase, gas
+// limit, extra data, fees or a future timestamp.
+func TestUnlike(t *testing.T) {
+	e := newEnv(t)
+	parent := e.chain.BlockChain().CurrentBlock()
+	now := parent.Time + 10
+	template, err := nextHeader(e.chain, e.chain.BlockChain().GetBlockByHash(parent.Hash()), now, common.Address{0xc0}, chain.PreviewGasLimit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name   string
+		change func(h *types.Header)
+		want   string
+	}{
+		{"as this sequencer opens it", func(h *types.Header) {}, ""},
+		{"an earlier timestamp, another prevrandao", func(h *types.Header) { h.Time = parent.Time; h.MixDigest = common.Hash{9} }, ""},
+		{"another number", func(h *types.Header) { h.Number = new(big.Int).Add(h.Number, common.Big1) }, "number"},
+		{"another coinbase", func(h *types.Header) { h.Coinbase = common.Address{0xba, 0xd} }, "coinbase"},
+		{"another gas limit", func(h *types.Header) { h.GasLimit = 1 }, "gas limit"},
+		{"other extra data", func(h *types.Header) { h.Extra = []byte("forged") }, "extra data"},
+		{"a future timestamp", func(h *types.Header) { h.Time = now + 1 }, "timestamp (after now)"},
+		{"another base fee", func(h *types.Header) { h.BaseFee = big.NewInt(1) }, "base fee"},
+		{"no base fee", func(h *types.Header) { h.BaseFee = nil }, "base fee"},
+		{"other excess blob gas", func(h *types.Header) { v := uint64(7); h.ExcessBlobGas = &v }, "excess blob gas"},
+		{"a parent beacon root", func(h *types.Header) { h.ParentBeaconRoot = &common.Hash{1} }, "parent beacon root"},
+		{"a difficulty", func(h *types.Header) { h.Difficulty = big.NewInt(1) }, "difficulty"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			logged := types.CopyHeader(template)
+			tt.change(logged)
+			if got := unlike(logged, template); got != tt.want {
+				t.Errorf("unlike = %q, want %q", got, tt.want)
+			}
+		})
 	}
 }

@@ -127,7 +127,7 @@ func (s *Sequencer) Run(ctx context.Context) error {
 		defer sub.Unsubscribe()
 	}
 	opened := s.now()
-	b, err := s.openResumed(s.currentHead())
+	b, err := s.openResumed(s.currentHead(), opened)
 	if err == nil && b == nil {
 		b, err = s.open(s.currentHead(), opened)
 	}
