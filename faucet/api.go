@@ -191,7 +191,11 @@ func parseDrip(body []byte) (common.Address, error) {
 // dripTo sends a drip to req.To within the cooldowns of req.To and the client.
 func (f *Faucet) dripTo(ctx context.Context, req DripRequest) (*types.Transaction, error) {
 	to, client := req.To, req.Client
-	res, w, err := f.cools.reserve(addressKey(to), clientKey(client))
+	who := clientKey(client)
+	if req.Replica != "" {
+		who = replicaKey(req.Replica)
+	}
+	res, w, err := f.cools.reserve(addressKey(to), who)
 	if err != nil {
 		return nil, unavailable("%v; retry in a moment", err)
 	}
@@ -207,7 +211,7 @@ func (f *Faucet) dripTo(ctx context.Context, req DripRequest) (*types.Transactio
 		// The drip is out; only its cooldown is lost.
 		f.log.Error("Faucet drip sent but its cooldown not recorded", "to", to, "tx", tx.Hash(), "err", err)
 	}
-	f.log.Debug("Faucet drip", "to", to, "client", client, "tx", tx.Hash(), "nonce", tx.Nonce())
+	f.log.Debug("Faucet drip", "to", to, "client", who, "tx", tx.Hash(), "nonce", tx.Nonce())
 	return tx, nil
 }
 

@@ -24,7 +24,9 @@ import (
 //	'x' expiry key  -> (empty)  the cooldowns by expiry, for the sweep
 //	'd' time addr   -> (empty)  a drip, kept an hour for the status count
 //
-// A key is 'a' and a recipient address or 'i' and a client IP (16 bytes).
+// A key is 'a' and a recipient address, 'i' and a client IP (16 bytes), or
+// 'r' and the identity of a replica whose clients' addresses are not
+// trusted.
 // Every commit deletes what has expired since the last one, so the disk
 // holds only live cooldowns and the last hour's drips.
 const (
@@ -50,9 +52,15 @@ func clientKey(ip netip.Addr) cooldownKey {
 	return cooldownKey("i" + string(b[:]))
 }
 
+// replicaKey keys the drips a replica relays, when the sequencer does not
+// trust the client addresses it claims.
+func replicaKey(id string) cooldownKey { return cooldownKey("r" + id) }
+
 // String names the key in a message to the client.
 func (k cooldownKey) String() string {
 	switch {
+	case len(k) > 1 && k[0] == 'r':
+		return "replica " + shortID(string(k[1:])) + " (the drips a replica relays share one cooldown unless the sequencer trusts it: --faucet.trust-replicas)"
 	case len(k) == 1+common.AddressLength && k[0] == 'a':
 		return "address " + common.BytesToAddress([]byte(k[1:])).Hex()
 	case len(k) == 17 && k[0] == 'i':
@@ -317,6 +325,14 @@ func (c *cooldowns) close() error {
 	c.closed = true
 	c.mu.Unlock()
 	return c.db.Close()
+}
+
+// shortID keeps a replica's 56-character public key readable.
+func shortID(id string) string {
+	if len(id) > 12 {
+		return id[:12] + "…"
+	}
+	return id
 }
 
 func timeKey(prefix byte, t time.Time) []byte {

@@ -20,6 +20,10 @@ type DripRequest struct {
 	To      common.Address `json:"to"`
 	Client  netip.Addr     `json:"client"`
 	Captcha string         `json:"captcha,omitempty"`
+	// Replica, set by the sequencer (never taken from the wire), is the
+	// replica that relayed the drip when its word on Client is not
+	// trusted: the replica's cooldown then stands for its clients'.
+	Replica string `json:"-"`
 }
 
 // DripResult is a drip's answer as the faucet API writes it: 200 with the

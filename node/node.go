@@ -20,6 +20,7 @@ import (
 	"github.com/stocknode/stocknode/httpserver"
 	"github.com/stocknode/stocknode/metrics"
 	"github.com/stocknode/stocknode/node/chain"
+	"github.com/stocknode/stocknode/node/natsauth"
 	"github.com/stocknode/stocknode/node/pending"
 	"github.com/stocknode/stocknode/node/relay"
 	"github.com/stocknode/stocknode/node/replica"
@@ -87,6 +88,14 @@ type Config struct {
 	// RelayTimeout at most for its answer (0: relay.DefaultTimeout).
 	Follow       bool
 	RelayTimeout time.Duration
+	// NATS is how the node authenticates to Log.URLs: an nkey or
+	// credentials file, TLS (--nats.nkey, --nats.creds, --nats.tls.*).
+	NATS natsauth.Client
+	// TrustedReplicas are the replicas (their names in the admitted
+	// list, or their identities) whose word on a drip's client address
+	// the faucet's cooldowns take (--faucet.trust-replicas); any other
+	// replica's drips share one cooldown.
+	TrustedReplicas []string
 	// FDLimit is the process's file-descriptor limit (0: unknown). Unless
 	// HTTP.MaxConns is set, connections are capped at what it leaves after
 	// the database's handles and a reserve (connBudget).
@@ -111,6 +120,7 @@ type Node struct {
 	drips   *faucet.Faucet
 	index   *index.Index // nil with the explorer off
 	seqlog  *seqlog.Log  // nil with block production off
+	logAuth *logAuth     // the sequencer's keys for its log; nil on a replica
 	accepts *acceptLog   // records the pool's acceptances in seqlog
 
 	// A sequencer with its log serves relayServer; a replica follows the
@@ -204,6 +214,7 @@ func (n *Node) closeLog() {
 	if n.seqlog != nil {
 		n.seqlog.Close()
 	}
+	n.logAuth.remove()
 }
 
 // startAPI binds the HTTP listener (so a taken port fails the start) and
@@ -410,6 +421,9 @@ func (n *Node) Run(ctx context.Context) error {
 		go func() { indexDone <- n.index.Run(ctx) }()
 	} else {
 		indexDone <- nil
+	}
+	if n.logAuth != nil && n.cfg.Log.Listen != "" {
+		go n.watchReplicaKeys(ctx)
 	}
 	hubDone := make(chan struct{})
 	if n.hub != nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/nats-io/nkeys"
 
 	"github.com/stocknode/stocknode/node/pending"
 	"github.com/stocknode/stocknode/node/relay"
@@ -21,16 +22,23 @@ func (n *Node) startReplica() error {
 	cfg := n.cfg.Log
 	cfg.ChainID = n.chain.Config().ChainID.Uint64()
 	cfg.Reader = true
+	var (
+		key nkeys.KeyPair
+		err error
+	)
+	if cfg.Connect, key, err = n.cfg.NATS.Options(); err != nil {
+		return err
+	}
 	l, err := seqlog.Open(context.Background(), cfg, n.log)
 	if err != nil {
-		return fmt.Errorf("%w (flags: --follow, --nats.url)", err)
+		return fmt.Errorf("%w (flags: --follow, --nats.url, --nats.nkey, --nats.creds)", err)
 	}
 	n.seqlog = l
 	n.replay = sequencer.NewReplayer(n.chain, n.store, n.log)
 	n.follower = replica.New(l, n.replay, n.chain, n.log)
-	n.relay = relay.NewClient(l.Conn(), cfg.ChainID, n.cfg.RelayTimeout)
+	n.relay = relay.NewClient(l.Conn(), cfg.ChainID, n.cfg.RelayTimeout, key)
 	n.pool.ForwardTo(n.relay.Send)
-	n.log.Info("Read replica of the sequencer's log on NATS JetStream", "stream", seqlog.StreamName(cfg.ChainID), "nats", l.URL())
+	n.log.Info("Read replica of the sequencer's log on NATS JetStream", "stream", seqlog.StreamName(cfg.ChainID), "nats", l.URL(), "relayAs", n.relay.ID())
 	if err := n.replay.PublishHead(); err != nil {
 		return err
 	}
@@ -43,11 +51,7 @@ func (n *Node) serveRelay() error {
 	if n.seqlog == nil || n.follower != nil {
 		return nil
 	}
-	h := relay.Handlers{Send: n.pool.Add}
-	if n.drips != nil && n.cfg.Faucet.Enabled {
-		h.Drip = n.drips.Drip
-	}
-	s, err := relay.Serve(n.seqlog.Conn(), n.chain.Config().ChainID.Uint64(), h, 0, n.log)
+	s, err := relay.Serve(n.seqlog.Conn(), n.chain.Config().ChainID.Uint64(), n.relayHandlers(), 0, n.log)
 	if err != nil {
 		return err
 	}

@@ -14,15 +14,24 @@ import (
 func (n *Node) openLog(ctx context.Context) error {
 	cfg := n.cfg.Log
 	cfg.ChainID = n.chain.Config().ChainID.Uint64()
+	auth, err := n.loadLogAuth(cfg.ChainID, cfg.Listen != "")
+	if err != nil {
+		return err
+	}
+	n.logAuth = auth
+	cfg.Signer = auth.keys.Sequencer
 	if len(cfg.URLs) == 0 { // the embedded server: in the datadir, or in memory
 		cfg.InMemory = n.cfg.Dev
 		if !n.cfg.Dev {
 			cfg.Dir = filepath.Join(n.cfg.DataDir, "nats")
 		}
+		cfg.Users = auth.keys.Users(auth.scope)
+	} else if cfg.Connect, _, err = n.cfg.NATS.Options(); err != nil {
+		return err
 	}
 	l, err := seqlog.Open(ctx, cfg, n.log)
 	if err != nil {
-		return fmt.Errorf("%w (flags: --nats.listen, --nats.url, --nats.replicas)", err)
+		return fmt.Errorf("%w (flags: --nats.listen, --nats.url, --nats.nkey, --nats.creds, --nats.replicas)", err)
 	}
 	if err := n.levelLog(ctx, l); err != nil {
 		l.Close()
@@ -51,5 +60,8 @@ func (n *Node) openLog(ctx context.Context) error {
 		attrs = append(attrs, "url", l.URL())
 	}
 	n.log.Info("Sequencer log on NATS JetStream", attrs...)
+	if cfg.Listen != "" {
+		n.logReplicaFlags(l.URL())
+	}
 	return nil
 }

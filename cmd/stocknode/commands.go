@@ -67,8 +67,11 @@ func runNode(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	protocol := protocolFlags(fs, &cfg)
 	faucetFlags(fs, &cfg)
 	explorerFlags(fs, &cfg)
-	natsFlags(fs, &cfg)
+	natsTLS := natsFlags(fs, &cfg)
 	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := natsTLS.apply(&cfg); err != nil {
 		return err
 	}
 	api.apply(&cfg)

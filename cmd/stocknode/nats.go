@@ -1,18 +1,21 @@
 package main
 
 import (
+	"crypto/tls"
 	"errors"
 	"flag"
 	"fmt"
 	"strings"
 
 	"github.com/stocknode/stocknode/node"
+	"github.com/stocknode/stocknode/node/natsauth"
 	"github.com/stocknode/stocknode/node/relay"
 	"github.com/stocknode/stocknode/node/seqlog"
 )
 
 // natsFlags registers the sequencer log's flags (node/seqlog).
-func natsFlags(fs *flag.FlagSet, cfg *node.Config) {
+func natsFlags(fs *flag.FlagSet, cfg *node.Config) *listenTLS {
+	tlsFiles := new(listenTLS)
 	cfg.Log = seqlog.Config{Replicas: 1}
 	fs.StringVar(&cfg.Log.Listen, "nats.listen", "", "expose the embedded NATS JetStream server holding the sequencer's log on this address (host:port) for replicas; default: no listener")
 	fs.Func("nats.url", "use the external NATS cluster at these URLs (comma-separated) for the sequencer's log instead of the embedded server", func(s string) error {
@@ -24,12 +27,50 @@ func natsFlags(fs *flag.FlagSet, cfg *node.Config) {
 		return nil
 	})
 	fs.IntVar(&cfg.Log.Replicas, "nats.replicas", 1, "replicas of the log's stream when it is created: 1, 3 or 5 (more than 1 needs --nats.url and a cluster that large)")
+	fs.StringVar(&cfg.NATS.NKeyFile, "nats.nkey", "", "with --nats.url: authenticate with this nkey seed file (a replica: the seed the sequencer wrote in its <datadir>/nats-auth)")
+	fs.StringVar(&cfg.NATS.CredsFile, "nats.creds", "", "with --nats.url: authenticate with this NATS credentials file (a JWT and its seed)")
+	fs.StringVar(&cfg.NATS.TLSCA, "nats.tls.ca", "", "with --nats.url: verify the NATS server's certificate with these CA certificates (PEM)")
+	fs.StringVar(&cfg.NATS.TLSCert, "nats.tls.cert", "", "with --nats.url: present this client certificate (PEM; with --nats.tls.key)")
+	fs.StringVar(&cfg.NATS.TLSKey, "nats.tls.key", "", "with --nats.url: the client certificate's key (PEM)")
+	fs.StringVar(&tlsFiles.cert, "nats.listen.tls.cert", "", "with --nats.listen: take TLS connections only, with this certificate (PEM; with --nats.listen.tls.key)")
+	fs.StringVar(&tlsFiles.key, "nats.listen.tls.key", "", "with --nats.listen: the listener's certificate key (PEM)")
+	fs.Func("faucet.trust-replicas", "replicas (names in the sequencer's <datadir>/nats-auth/replicas, or public keys) whose word on a relayed drip's client address the faucet's cooldowns take; any other replica's drips share one cooldown", func(s string) error {
+		cfg.TrustedReplicas = append(cfg.TrustedReplicas, splitList(s)...)
+		return nil
+	})
 	fs.BoolVar(&cfg.Follow, "follow", false, "run as a read replica of the sequencer whose log --nats.url reaches: replay its blocks and pre-confirmations, relay transactions and faucet drips to it")
 	fs.DurationVar(&cfg.RelayTimeout, "follow.relay-timeout", relay.DefaultTimeout, "with --follow: how long a relayed transaction or drip waits for the sequencer's answer")
+	return tlsFiles
 }
 
-// checkFollow rejects flags a read replica cannot honour.
+// listenTLS are the embedded NATS listener's certificate files.
+type listenTLS struct{ cert, key string }
+
+// apply loads the certificate into the log's configuration.
+func (f *listenTLS) apply(cfg *node.Config) error {
+	if f.cert == "" && f.key == "" {
+		return nil
+	}
+	if f.cert == "" || f.key == "" {
+		return errors.New("--nats.listen.tls.cert and --nats.listen.tls.key go together")
+	}
+	if cfg.Log.Listen == "" {
+		return errors.New("--nats.listen.tls.cert needs --nats.listen: without a listener there is nothing to secure")
+	}
+	cert, err := tls.LoadX509KeyPair(f.cert, f.key)
+	if err != nil {
+		return fmt.Errorf("--nats.listen.tls.cert/--nats.listen.tls.key: %w", err)
+	}
+	cfg.Log.ListenTLS = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+	return nil
+}
+
+// checkFollow rejects flags a read replica cannot honour, and the NATS
+// client's flags without a server to use them on.
 func checkFollow(cfg *node.Config) error {
+	if cfg.NATS != (natsauth.Client{}) && len(cfg.Log.URLs) == 0 {
+		return errors.New("--nats.nkey, --nats.creds and --nats.tls.* authenticate to --nats.url: give it (the embedded server authenticates its own connection)")
+	}
 	switch {
 	case !cfg.Follow:
 		return nil
@@ -37,6 +78,8 @@ func checkFollow(cfg *node.Config) error {
 		return errors.New("--follow needs --nats.url: the NATS server or cluster holding the sequencer's log (the sequencer's --nats.listen address, or the cluster's URLs)")
 	case cfg.Log.Listen != "":
 		return errors.New("--follow and --nats.listen do not go together: a replica reads the sequencer's log where --nats.url says and serves none")
+	case len(cfg.TrustedReplicas) > 0:
+		return errors.New("--faucet.trust-replicas is the sequencer's: a replica relays drips, the sequencer decides whose word it takes")
 	case cfg.RelayTimeout <= 0:
 		return fmt.Errorf("--follow.relay-timeout %v must be positive: it bounds the wait for the sequencer's answer over --nats.url", cfg.RelayTimeout)
 	}

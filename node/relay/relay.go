@@ -4,10 +4,18 @@
 // drip. The replica answers its client with the sequencer's reply, error
 // text included, so nonce and fee errors read as on the sequencer.
 //
-// Subjects, beside the log's stocknode.<chainID>.log.*:
+// Subjects, beside the log's stocknode.<chainID>.log.*, end with the
+// replica's identity (its nkey's public key, or "anonymous"):
 //
-//	stocknode.<chainID>.relay.tx    request: the transaction's binary encoding
-//	stocknode.<chainID>.relay.drip  request: a faucet.DripRequest as JSON
+//	stocknode.<chainID>.relay.tx.<id>    request: the transaction's binary encoding
+//	stocknode.<chainID>.relay.drip.<id>  request: a faucet.DripRequest as JSON
+//
+// The embedded server lets a replica publish only on its own identity's
+// subjects (node/natsauth), so the sequencer knows who asks; a replica
+// with a key also signs each request (header Stocknode-Signature, over
+// the subject and the payload), so that nothing else that can put a
+// message on that subject (a JetStream push consumer delivers where its
+// creator says) speaks for it.
 //
 // Replies start with one status byte: 0 and nothing more for an accepted
 // transaction, 1 and the error's text for a refused one; a drip's reply is
@@ -16,15 +24,18 @@ package relay
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nkeys"
 
 	"github.com/stocknode/stocknode/faucet"
 )
@@ -45,16 +56,27 @@ const (
 // sequencer (fenced, stopping) never answers a request twice.
 const queue = "sequencer"
 
-func subject(chainID uint64, what string) string {
-	return "stocknode." + strconv.FormatUint(chainID, 10) + ".relay." + what
+// Anonymous is the identity of a replica that connects without a key (to
+// an external server that admits it).
+const Anonymous = "anonymous"
+
+const headerSignature = "Stocknode-Signature"
+
+func subject(chainID uint64, what, id string) string {
+	return "stocknode." + strconv.FormatUint(chainID, 10) + ".relay." + what + "." + id
 }
 
-// Handlers are what the sequencer does with relayed requests.
+// Requests is the subject (a wildcard) of every request of the replica
+// whose identity is id: what the server lets that replica publish.
+func Requests(chainID uint64, id string) string { return subject(chainID, "*", id) }
+
+// Handlers are what the sequencer does with relayed requests; from is the
+// identity of the replica that sent it.
 type Handlers struct {
 	// Send pools a transaction, as eth_sendRawTransaction does.
-	Send func(tx *types.Transaction) error
+	Send func(from string, tx *types.Transaction) error
 	// Drip runs a faucet drip; nil: the faucet is off.
-	Drip func(ctx context.Context, req faucet.DripRequest) faucet.DripResult
+	Drip func(ctx context.Context, from string, req faucet.DripRequest) faucet.DripResult
 }
 
 // Server answers replicas' requests on the sequencer.
@@ -71,14 +93,15 @@ func Serve(nc *nats.Conn, chainID uint64, h Handlers, concurrency int, log *slog
 		concurrency = DefaultConcurrency
 	}
 	s := &Server{sem: make(chan struct{}, concurrency), log: log}
-	for what, handle := range map[string]func(*nats.Msg) []byte{
-		"tx":   func(m *nats.Msg) []byte { return sendReply(h.Send, m.Data) },
-		"drip": func(m *nats.Msg) []byte { return dripReply(h.Drip, m.Data) },
+	for what, handle := range map[string]func(from string, m *nats.Msg) []byte{
+		"tx":   func(from string, m *nats.Msg) []byte { return sendReply(h.Send, from, m.Data) },
+		"drip": func(from string, m *nats.Msg) []byte { return dripReply(h.Drip, from, m.Data) },
 	} {
-		sub, err := nc.QueueSubscribe(subject(chainID, what), queue, s.handler(handle))
+		subj := subject(chainID, what, "*")
+		sub, err := nc.QueueSubscribe(subj, queue, s.handler(handle))
 		if err != nil {
 			s.Close()
-			return nil, fmt.Errorf("relay: subscribe to %s: %w", subject(chainID, what), err)
+			return nil, fmt.Errorf("relay: subscribe to %s: %w", subj, err)
 		}
 		s.subs = append(s.subs, sub)
 	}
@@ -93,8 +116,14 @@ func Serve(nc *nats.Conn, chainID uint64, h Handlers, concurrency int, log *slog
 // handler runs handle off NATS's delivery goroutine (a pool admission
 // waits for its promotion and its log append; one at a time would cap a
 // replica's senders), at most cap(sem) at once.
-func (s *Server) handler(handle func(*nats.Msg) []byte) nats.MsgHandler {
+func (s *Server) handler(handle func(from string, m *nats.Msg) []byte) nats.MsgHandler {
 	return func(m *nats.Msg) {
+		from, err := sender(m)
+		if err != nil {
+			s.log.Warn("Relayed request refused", "subject", m.Subject, "err", err)
+			s.respond(m, refused(err))
+			return
+		}
 		select {
 		case s.sem <- struct{}{}:
 		default:
@@ -102,7 +131,7 @@ func (s *Server) handler(handle func(*nats.Msg) []byte) nats.MsgHandler {
 			return
 		}
 		go func() {
-			reply := handle(m)
+			reply := handle(from, m)
 			// Free the slot before answering: the client may send its
 			// next request as soon as it has the reply.
 			<-s.sem
@@ -124,18 +153,44 @@ func (s *Server) Close() {
 	}
 }
 
-func sendReply(send func(*types.Transaction) error, raw []byte) []byte {
+// sender is the identity a request's subject names, once its signature
+// says the replica of that identity sent it.
+func sender(m *nats.Msg) (string, error) {
+	id := m.Subject[strings.LastIndexByte(m.Subject, '.')+1:]
+	if !nkeys.IsValidPublicUserKey(id) {
+		return id, nil // no key to check against: the server's permissions vouch for it, if any
+	}
+	sig, err := base64.RawURLEncoding.DecodeString(m.Header.Get(headerSignature))
+	if err != nil || len(sig) == 0 {
+		return "", fmt.Errorf("request on %s is not signed by %s", m.Subject, id)
+	}
+	kp, err := nkeys.FromPublicKey(id)
+	if err == nil {
+		err = kp.Verify(signedBytes(m.Subject, m.Data), sig)
+	}
+	if err != nil {
+		return "", fmt.Errorf("request on %s: its signature is not %s's", m.Subject, id)
+	}
+	return id, nil
+}
+
+// signedBytes is what a request's signature covers.
+func signedBytes(subject string, data []byte) []byte {
+	return append(append([]byte(subject), 0), data...)
+}
+
+func sendReply(send func(string, *types.Transaction) error, from string, raw []byte) []byte {
 	tx := new(types.Transaction)
 	if err := tx.UnmarshalBinary(raw); err != nil {
 		return refused(fmt.Errorf("decode transaction: %w", err))
 	}
-	if err := send(tx); err != nil {
+	if err := send(from, tx); err != nil {
 		return refused(err)
 	}
 	return []byte{statusOK}
 }
 
-func dripReply(drip func(context.Context, faucet.DripRequest) faucet.DripResult, data []byte) []byte {
+func dripReply(drip func(context.Context, string, faucet.DripRequest) faucet.DripResult, from string, data []byte) []byte {
 	if drip == nil {
 		return refused(errors.New("the faucet is off on the sequencer (--faucet=false)"))
 	}
@@ -145,7 +200,7 @@ func dripReply(drip func(context.Context, faucet.DripRequest) faucet.DripResult,
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), DefaultTimeout)
 	defer cancel()
-	out, err := json.Marshal(drip(ctx, req))
+	out, err := json.Marshal(drip(ctx, from, req))
 	if err != nil {
 		return refused(err)
 	}
@@ -154,20 +209,44 @@ func dripReply(drip func(context.Context, faucet.DripRequest) faucet.DripResult,
 
 func refused(err error) []byte { return append([]byte{statusRefused}, err.Error()...) }
 
+// message is a request on the client's own subject, signed with its key.
+func (c *Client) message(what string, data []byte) (*nats.Msg, error) {
+	m := &nats.Msg{Subject: subject(c.chainID, what, c.id), Data: data}
+	if c.key == nil {
+		return m, nil
+	}
+	sig, err := c.key.Sign(signedBytes(m.Subject, data))
+	if err != nil {
+		return nil, fmt.Errorf("relay: sign the request: %w", err)
+	}
+	m.Header = nats.Header{headerSignature: []string{base64.RawURLEncoding.EncodeToString(sig)}}
+	return m, nil
+}
+
 // Client is a replica's side.
 type Client struct {
 	nc      *nats.Conn
 	chainID uint64
 	timeout time.Duration
+	key     nkeys.KeyPair // nil: Anonymous, requests unsigned
+	id      string
 }
 
-// NewClient relays over nc; timeout bounds a wait (0: DefaultTimeout).
-func NewClient(nc *nats.Conn, chainID uint64, timeout time.Duration) *Client {
+// NewClient relays over nc, as the replica whose key is key (nil: an
+// anonymous one); timeout bounds a wait (0: DefaultTimeout).
+func NewClient(nc *nats.Conn, chainID uint64, timeout time.Duration, key nkeys.KeyPair) *Client {
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
-	return &Client{nc: nc, chainID: chainID, timeout: timeout}
+	c := &Client{nc: nc, chainID: chainID, timeout: timeout, key: key, id: Anonymous}
+	if key != nil {
+		c.id, _ = key.PublicKey()
+	}
+	return c
 }
+
+// ID is the identity the replica relays as.
+func (c *Client) ID() string { return c.id }
 
 // Send hands tx to the sequencer's pool and returns its verdict.
 func (c *Client) Send(tx *types.Transaction) error {
@@ -221,19 +300,25 @@ const noResponderGrace = 2 * time.Second
 func (c *Client) request(ctx context.Context, what string, data []byte) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
+	req, err := c.message(what, data)
+	if err != nil {
+		return nil, err
+	}
 	giveUp := time.Now().Add(noResponderGrace)
-	msg, err := c.nc.RequestWithContext(ctx, subject(c.chainID, what), data)
+	msg, err := c.nc.RequestMsgWithContext(ctx, req)
 	for errors.Is(err, nats.ErrNoResponders) && time.Now().Before(giveUp) {
 		// Nobody received it: sending it again cannot do it twice.
 		select {
 		case <-ctx.Done():
 		case <-time.After(50 * time.Millisecond):
 		}
-		msg, err = c.nc.RequestWithContext(ctx, subject(c.chainID, what), data)
+		msg, err = c.nc.RequestMsgWithContext(ctx, req)
 	}
 	switch {
 	case errors.Is(err, nats.ErrNoResponders):
 		return nil, errors.New("the sequencer is not reachable (no sequencer subscribed to this chain's relay on NATS); retry in a moment")
+	case errors.Is(err, nats.ErrPermissionViolation):
+		return nil, fmt.Errorf("the NATS server does not let this replica (%s) relay: admit its key on the sequencer (stocknode replica-key): %w", c.id, err)
 	case errors.Is(err, context.DeadlineExceeded):
 		return nil, fmt.Errorf("the sequencer did not answer within %v; the transaction may still be pooled: check its hash before sending again", c.timeout)
 	case err != nil:

@@ -17,31 +17,54 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/params"
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nkeys"
 
 	"github.com/stocknode/stocknode/faucet"
+	"github.com/stocknode/stocknode/node/natsauth"
 	"github.com/stocknode/stocknode/node/seqlog"
 )
+
+func mustPub(t *testing.T, kp nkeys.KeyPair) string {
+	t.Helper()
+	pub, err := kp.PublicKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pub
+}
 
 const chainID = 84538453
 
 func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
 // network is a sequencer's embedded log server, reachable over TCP as a
-// replica on another machine reaches it.
+// replica on another machine reaches it, with the permissions a node
+// gives it (node/natsauth): one replica admitted.
 type network struct {
-	t   *testing.T
-	seq *nats.Conn // the sequencer's connection (its log's)
-	url string
+	t       *testing.T
+	seq     *nats.Conn // the sequencer's connection (its log's)
+	url     string
+	replica nkeys.KeyPair
 }
 
 func newNetwork(t *testing.T) *network {
 	t.Helper()
-	l, err := seqlog.Open(context.Background(), seqlog.Config{ChainID: chainID, InMemory: true, Listen: "127.0.0.1:0"}, quiet())
+	dir := t.TempDir()
+	keys, _, err := natsauth.Load(dir, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	replica, err := natsauth.ReadSeed(natsauth.SeedFile(dir, natsauth.FirstReplica))
+	if err != nil {
+		t.Fatal(err)
+	}
+	users := keys.Users(natsauth.Scope{Stream: seqlog.StreamName(chainID), RelayRequests: func(id string) string { return Requests(chainID, id) }})
+	l, err := seqlog.Open(context.Background(), seqlog.Config{ChainID: chainID, InMemory: true, Listen: "127.0.0.1:0", Signer: keys.Sequencer, Users: users}, quiet())
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(l.Close)
-	return &network{t: t, seq: l.Conn(), url: l.URL()}
+	return &network{t: t, seq: l.Conn(), url: l.URL(), replica: replica}
 }
 
 // serve answers relayed requests with h until the test ends.
@@ -59,15 +82,16 @@ func (n *network) serve(h Handlers, concurrency int) {
 	}
 }
 
-// client is a replica's relay over its own connection.
+// client is the admitted replica's relay over its own connection.
 func (n *network) client(timeout time.Duration) *Client {
 	n.t.Helper()
-	nc, err := nats.Connect(n.url)
+	pub, _ := n.replica.PublicKey()
+	nc, err := nats.Connect(n.url, nats.Nkey(pub, n.replica.Sign), nats.CustomInboxPrefix(natsauth.InboxPrefix(pub)))
 	if err != nil {
 		n.t.Fatal(err)
 	}
 	n.t.Cleanup(nc.Close)
-	return NewClient(nc, chainID, timeout)
+	return NewClient(nc, chainID, timeout, n.replica)
 }
 
 func transfer(t *testing.T, nonce uint64) *types.Transaction {
@@ -103,7 +127,7 @@ func TestSend(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			n := newNetwork(t)
 			got := make(chan common.Hash, 1)
-			n.serve(Handlers{Send: func(tx *types.Transaction) error {
+			n.serve(Handlers{Send: func(_ string, tx *types.Transaction) error {
 				got <- tx.Hash()
 				return c.verdict
 			}}, 0)
@@ -139,7 +163,7 @@ func TestSendUnanswered(t *testing.T) {
 		n := newNetwork(t)
 		release := make(chan struct{})
 		t.Cleanup(func() { close(release) })
-		n.serve(Handlers{Send: func(*types.Transaction) error { <-release; return nil }}, 0)
+		n.serve(Handlers{Send: func(string, *types.Transaction) error { <-release; return nil }}, 0)
 		err := n.client(50 * time.Millisecond).Send(transfer(t, 0))
 		if err == nil || !strings.Contains(err.Error(), "the sequencer did not answer within 50ms; the transaction may still be pooled") {
 			t.Fatalf("Send to a sequencer that does not answer: %v", err)
@@ -153,7 +177,7 @@ func TestSendUnanswered(t *testing.T) {
 func TestConcurrencyBound(t *testing.T) {
 	n := newNetwork(t)
 	entered, release := make(chan struct{}, 1), make(chan struct{})
-	n.serve(Handlers{Send: func(*types.Transaction) error {
+	n.serve(Handlers{Send: func(string, *types.Transaction) error {
 		entered <- struct{}{}
 		<-release
 		return nil
@@ -187,8 +211,8 @@ func TestConcurrencyBound(t *testing.T) {
 func TestGarbage(t *testing.T) {
 	n := newNetwork(t)
 	n.serve(Handlers{
-		Send: func(*types.Transaction) error { t.Error("a garbage transaction reached the pool"); return nil },
-		Drip: func(context.Context, faucet.DripRequest) faucet.DripResult {
+		Send: func(string, *types.Transaction) error { t.Error("a garbage transaction reached the pool"); return nil },
+		Drip: func(context.Context, string, faucet.DripRequest) faucet.DripResult {
 			t.Error("a garbage drip reached the faucet")
 			return faucet.DripResult{}
 		},
@@ -232,8 +256,10 @@ func TestDrip(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			n := newNetwork(t)
 			got := make(chan faucet.DripRequest, 1)
-			n.serve(Handlers{Drip: func(_ context.Context, r faucet.DripRequest) faucet.DripResult {
+			from := make(chan string, 1)
+			n.serve(Handlers{Drip: func(_ context.Context, id string, r faucet.DripRequest) faucet.DripResult {
 				got <- r
+				from <- id
 				return c.res
 			}}, 0)
 			res := n.client(0).Drip(context.Background(), req)
@@ -242,6 +268,9 @@ func TestDrip(t *testing.T) {
 			}
 			if r := <-got; r != req {
 				t.Fatalf("the sequencer's faucet got %+v, want %+v", r, req)
+			}
+			if id, want := <-from, mustPub(t, n.replica); id != want {
+				t.Fatalf("the sequencer's faucet was told the drip came from %q, want the replica's key %s", id, want)
 			}
 		})
 	}
@@ -253,7 +282,7 @@ func TestDrip(t *testing.T) {
 func TestDripRefused(t *testing.T) {
 	t.Run("faucet off", func(t *testing.T) {
 		n := newNetwork(t)
-		n.serve(Handlers{Send: func(*types.Transaction) error { return nil }}, 0)
+		n.serve(Handlers{Send: func(string, *types.Transaction) error { return nil }}, 0)
 		res := n.client(0).Drip(context.Background(), faucet.DripRequest{To: common.HexToAddress("0xd1")})
 		want := faucet.DripResult{Status: 503, Code: 14, Message: "the faucet is off on the sequencer (--faucet=false)"}
 		if !reflect.DeepEqual(res, want) {
@@ -267,4 +296,49 @@ func TestDripRefused(t *testing.T) {
 			t.Fatalf("Drip with no sequencer: %+v", res)
 		}
 	})
+}
+
+// TestUnsignedRequestRefused: a request on an admitted replica's subject
+// that the replica did not sign (anything else that can put a message
+// there, such as a JetStream push consumer delivering where its creator
+// says) is refused and never handled; a signed one from the same subject
+// with another payload is too.
+func TestUnsignedRequestRefused(t *testing.T) {
+	n := newNetwork(t)
+	n.serve(Handlers{
+		Send: func(string, *types.Transaction) error {
+			t.Error("an unsigned transaction reached the pool")
+			return nil
+		},
+		Drip: func(context.Context, string, faucet.DripRequest) faucet.DripResult {
+			t.Error("an unsigned drip reached the faucet")
+			return faucet.DripResult{}
+		},
+	}, 0)
+	raw, err := transfer(t, 0).MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	signed, err := n.client(0).message("tx", raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tampered := &nats.Msg{Subject: signed.Subject, Header: signed.Header, Data: append([]byte{}, raw...)}
+	tampered.Data[len(tampered.Data)-1] ^= 1
+	for name, m := range map[string]*nats.Msg{
+		"unsigned": {Subject: signed.Subject, Data: raw},
+		"tampered": tampered,
+		"drip":     {Subject: subject(chainID, "drip", mustPub(t, n.replica)), Data: []byte(`{"to":"0x00000000000000000000000000000000000000d1"}`)},
+	} {
+		reply, err := n.seq.Request(m.Subject, m.Data, 5*time.Second)
+		if m.Header != nil {
+			reply, err = n.seq.RequestMsg(m, 5*time.Second)
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if reply.Data[0] != statusRefused || !strings.Contains(string(reply.Data[1:]), mustPub(t, n.replica)) {
+			t.Errorf("%s request answered %q, want a refusal naming the replica", name, reply.Data)
+		}
+	}
 }

@@ -77,7 +77,7 @@ func TestClientSend(t *testing.T) {
 			if tt.after >= 0 {
 				go func() {
 					time.Sleep(tt.after)
-					s, err := Serve(nc, testChainID, Handlers{Send: func(*types.Transaction) error { return tt.refuse }}, 0, log)
+					s, err := Serve(nc, testChainID, Handlers{Send: func(string, *types.Transaction) error { return tt.refuse }}, 0, log)
 					if err == nil {
 						defer s.Close()
 					}
@@ -90,7 +90,7 @@ func TestClientSend(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			err := NewClient(nc, testChainID, 5*time.Second).Send(testTx(t))
+			err := NewClient(nc, testChainID, 5*time.Second, nil).Send(testTx(t))
 			switch {
 			case tt.wantErr == "" && err != nil:
 				t.Fatalf("Send: %v", err)

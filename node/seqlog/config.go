@@ -1,12 +1,17 @@
 package seqlog
 
 import (
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
 	"net/url"
 	"strconv"
 	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nkeys"
 )
 
 // FileHandles is what the embedded server's file store keeps open, with
@@ -79,6 +84,22 @@ type Config struct {
 	// stream is never created, Open waits for the sequencer to create it,
 	// and Append is refused.
 	Reader bool
+
+	// Signer is the sequencer's key: it signs every entry appended (see
+	// sign.go) and, with the embedded server, authenticates this
+	// process's own connection. Nil makes a key for this run only (a
+	// reader has no use for one).
+	Signer nkeys.KeyPair
+	// Users are the embedded server's users (node/natsauth), Signer's
+	// among them; none admits only Signer's, with every permission. No
+	// other client can connect.
+	Users []*server.NkeyUser
+	// Connect are the options of the connection to an external server
+	// (URLs): its credentials and TLS (natsauth.Client).
+	Connect []nats.Option
+	// ListenTLS, when set, makes the embedded server's listener take TLS
+	// connections only.
+	ListenTLS *tls.Config
 }
 
 func (c Config) embedded() bool { return len(c.URLs) == 0 }
@@ -110,6 +131,23 @@ func (c Config) withDefaults() Config {
 		c.OutageTimeout = DefaultOutageTimeout
 	}
 	return c
+}
+
+// withKeys gives a writer without a Signer a key for this run, and an
+// embedded server without Users its Signer's as the only one.
+func (c Config) withKeys() (Config, error) {
+	if c.Signer == nil && !c.Reader {
+		kp, err := nkeys.CreateUser()
+		if err != nil {
+			return c, fmt.Errorf("sequencer log: sequencer key: %w", err)
+		}
+		c.Signer = kp
+	}
+	if c.embedded() && len(c.Users) == 0 && c.Signer != nil {
+		pub, _ := c.Signer.PublicKey()
+		c.Users = []*server.NkeyUser{{Nkey: pub}}
+	}
+	return c, nil
 }
 
 // Validate reports a configuration that cannot run, naming the field to fix.
@@ -162,13 +200,33 @@ func (c Config) validateEmbedded() []error {
 			errs = append(errs, err)
 		}
 	}
+	if c.ListenTLS != nil && c.Listen == "" {
+		errs = append(errs, errors.New("ListenTLS needs Listen: without a listener nothing connects over TCP"))
+	}
+	if len(c.Users) > 0 && (c.Signer == nil || !c.admits(c.Signer)) {
+		errs = append(errs, errors.New("Users must admit Signer: the sequencer's own connection authenticates with it"))
+	}
 	return errs
+}
+
+// admits reports whether the embedded server lets k's holder connect.
+func (c Config) admits(k nkeys.KeyPair) bool {
+	pub, err := k.PublicKey()
+	if err != nil {
+		return false
+	}
+	for _, u := range c.Users {
+		if u.Nkey == pub {
+			return true
+		}
+	}
+	return false
 }
 
 func (c Config) validateExternal() []error {
 	var errs []error
-	if c.Dir != "" || c.InMemory || c.Listen != "" {
-		errs = append(errs, errors.New("URLs (an external NATS cluster) exclude the embedded server's Dir, InMemory and Listen: set one or the other"))
+	if c.Dir != "" || c.InMemory || c.Listen != "" || len(c.Users) > 0 || c.ListenTLS != nil {
+		errs = append(errs, errors.New("URLs (an external NATS cluster) exclude the embedded server's Dir, InMemory, Listen, Users and ListenTLS: set one or the other"))
 	}
 	if c.Replicas != 1 && c.Replicas != 3 && c.Replicas != 5 {
 		errs = append(errs, fmt.Errorf("Replicas %d must be 1, 3 or 5", c.Replicas))

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -40,6 +41,8 @@ type Log struct {
 	stream  jetstream.Stream
 	subject string // prefix of the entries' subjects, with its trailing dot
 	opened  Record
+	signers signers
+	foreign foreignWarnings
 
 	mu      sync.Mutex // serialises appends
 	last    uint64     // the stream's last sequence as this writer knows it
@@ -52,7 +55,10 @@ type Log struct {
 // creates the chain's stream if needed and learns its last entry: Opened
 // reports it, and the first Append expects it to still be the last.
 func Open(ctx context.Context, cfg Config, log *slog.Logger) (*Log, error) {
-	cfg = cfg.withDefaults()
+	cfg, err := cfg.withDefaults().withKeys()
+	if err != nil {
+		return nil, err
+	}
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("sequencer log: %w", err)
 	}
@@ -81,8 +87,10 @@ func (l *Log) connect() error {
 			return err
 		}
 		l.server = srv
-		opts = append(opts, nats.InProcessServer(srv.srv))
+		opts = append(opts, nats.InProcessServer(srv.srv), nkeyAuth(l.cfg.Signer))
 		url = ""
+	} else {
+		opts = append(opts, l.cfg.Connect...)
 	}
 	nc, err := nats.Connect(url, opts...)
 	if err != nil {
@@ -102,7 +110,8 @@ func (l *Log) connect() error {
 // openStream binds to the chain's stream, creating it when it is missing.
 // An existing stream is used as it is: its storage, replicas and limits are
 // what it was created with (a replica opening the sequencer's log must not
-// reconfigure it; an operator changes them with the nats CLI).
+// reconfigure it; an operator changes them with the nats CLI). A writer
+// lists its key among the stream's signers.
 func (l *Log) openStream(ctx context.Context) error {
 	sc := streamConfig(l.cfg)
 	stream, err := l.js.Stream(ctx, sc.Name)
@@ -120,17 +129,42 @@ func (l *Log) openStream(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("sequencer log: stream %s: %w", sc.Name, err)
 	}
+	if l.cfg.Reader {
+		err = l.signers.load(info.Config.Metadata)
+	} else {
+		err = l.enrolSigner(ctx, info)
+	}
+	if err != nil {
+		return err
+	}
 	l.last = info.State.LastSeq
 	l.opened = Record{Seq: l.last}
 	if info.State.Msgs == 0 {
 		return nil
 	}
-	rec, err := l.get(ctx, l.last)
+	rec, err := l.lastGood(ctx, info.State.FirstSeq, l.last)
 	if err != nil {
 		return err
 	}
 	l.opened = rec
 	return nil
+}
+
+// lastGood is the newest entry from first to last that a sequencer signed,
+// walking back over foreign ones; a Record without Entry if there is none.
+func (l *Log) lastGood(ctx context.Context, first, last uint64) (Record, error) {
+	for seq := last; seq >= first && seq > 0; seq-- {
+		rec, err := l.get(ctx, seq)
+		switch {
+		case errors.Is(err, ErrForeign):
+			l.warnForeign(err)
+		case err != nil && !errors.Is(err, jetstream.ErrMsgNotFound):
+			return Record{}, err
+		case err == nil:
+			return rec, nil
+		}
+	}
+	return Record{Seq: last}, nil
 }
 
 // awaitStream waits for the sequencer to create the stream: a replica may
@@ -183,6 +217,7 @@ func streamConfig(cfg Config) jetstream.StreamConfig {
 		Replicas:     cfg.Replicas,
 		DenyDelete:   true,
 		DenyPurge:    true,
+		Metadata:     signerMetadata(cfg.Signer, 1),
 	}
 }
 
@@ -256,9 +291,15 @@ func (l *Log) append(ctx context.Context, kind Kind, subject string, data []byte
 			return seq, err
 		}
 	}
-	msg := &nats.Msg{Subject: subject, Data: data}
+	hdr, err := sign(l.cfg.Signer, l.last+1, subject, data)
+	if err != nil {
+		return 0, err
+	}
+	msg := &nats.Msg{Subject: subject, Data: data, Header: hdr}
 	ack, err := l.js.PublishMsg(ctx, msg, jetstream.WithExpectLastSequence(l.last))
 	switch {
+	case isWrongLastSeq(err) && l.skipForeign(ctx):
+		return l.append(ctx, kind, subject, data)
 	case isWrongLastSeq(err):
 		return 0, fmt.Errorf("append %v after sequence %d: %w", kind, l.last, ErrFenced)
 	case err != nil:
@@ -337,24 +378,47 @@ func (l *Log) Last(ctx context.Context) (Record, error) {
 	return l.get(ctx, info.State.LastSeq)
 }
 
-// LastOf returns the newest entry of a kind (the last sealed block, say);
-// ErrEmpty if the log holds none.
+// LastOf returns the newest entry of a kind (the last sealed block, say)
+// that a sequencer signed; ErrEmpty if the log holds none.
 func (l *Log) LastOf(ctx context.Context, k Kind) (Record, error) {
-	msg, err := l.stream.GetLastMsgForSubject(ctx, l.subject+k.String())
+	subject := l.subject + k.String()
+	msg, err := l.stream.GetLastMsgForSubject(ctx, subject)
 	if errors.Is(err, jetstream.ErrMsgNotFound) {
 		return Record{}, ErrEmpty
 	}
 	if err != nil {
 		return Record{}, fmt.Errorf("sequencer log: last %s entry: %w", k, err)
 	}
-	e, err := l.decode(msg.Subject, msg.Data)
-	if err != nil {
-		return Record{}, fmt.Errorf("sequencer log: entry %d: %w", msg.Sequence, err)
+	rec, err := l.record(ctx, msg)
+	for seq := msg.Sequence; errors.Is(err, ErrForeign); {
+		l.warnForeign(err)
+		if rec, err, seq = l.previousOf(ctx, subject, seq); seq == 0 {
+			return Record{}, ErrEmpty
+		}
 	}
-	return Record{Seq: msg.Sequence, Time: msg.Time, Entry: e}, nil
+	return rec, err
 }
 
-// Get returns the entry of sequence seq.
+// previousOf reads back from before seq to the entry on subject before it;
+// seq 0 when there is none.
+func (l *Log) previousOf(ctx context.Context, subject string, seq uint64) (Record, error, uint64) {
+	for seq--; seq > 0; seq-- {
+		msg, err := l.stream.GetMsg(ctx, seq)
+		switch {
+		case errors.Is(err, jetstream.ErrMsgNotFound):
+			return Record{}, nil, 0 // before the log's first entry
+		case err != nil:
+			return Record{}, fmt.Errorf("sequencer log: entry %d: %w", seq, err), seq
+		case msg.Subject == subject:
+			rec, err := l.record(ctx, msg)
+			return rec, err, seq
+		}
+	}
+	return Record{}, nil, 0
+}
+
+// Get returns the entry of sequence seq; a *ForeignError if no sequencer
+// signed it.
 func (l *Log) Get(ctx context.Context, seq uint64) (Record, error) { return l.get(ctx, seq) }
 
 func (l *Log) get(ctx context.Context, seq uint64) (Record, error) {
@@ -362,9 +426,17 @@ func (l *Log) get(ctx context.Context, seq uint64) (Record, error) {
 	if err != nil {
 		return Record{}, fmt.Errorf("sequencer log: entry %d: %w", seq, err)
 	}
+	return l.record(ctx, msg)
+}
+
+// record verifies and decodes a stored message.
+func (l *Log) record(ctx context.Context, msg *jetstream.RawStreamMsg) (Record, error) {
+	if err := l.verify(ctx, msg.Sequence, msg.Subject, msg.Data, msg.Header); err != nil {
+		return Record{}, err
+	}
 	e, err := l.decode(msg.Subject, msg.Data)
 	if err != nil {
-		return Record{}, fmt.Errorf("sequencer log: entry %d: %w", seq, err)
+		return Record{}, fmt.Errorf("sequencer log: entry %d: %w", msg.Sequence, err)
 	}
 	return Record{Seq: msg.Sequence, Time: msg.Time, Entry: e}, nil
 }
@@ -396,6 +468,18 @@ func (l *Log) Info(ctx context.Context) (Info, error) {
 	}
 	s := info.State
 	return Info{FirstSeq: s.FirstSeq, LastSeq: s.LastSeq, Entries: s.Msgs, Bytes: s.Bytes}, nil
+}
+
+// SetUsers replaces the embedded server's users (Config.Users): a replica
+// admitted, or one removed, whose connections are then closed.
+func (l *Log) SetUsers(users []*server.NkeyUser) error {
+	if l.server == nil {
+		return errors.New("sequencer log: an external NATS server's users are its own configuration")
+	}
+	if !(Config{Users: users}).admits(l.cfg.Signer) {
+		return errors.New("sequencer log: the new users do not admit the sequencer's own key")
+	}
+	return l.server.setUsers(users)
 }
 
 // Close disconnects and, for the embedded server, shuts it down and waits

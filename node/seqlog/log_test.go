@@ -213,9 +213,10 @@ func TestReadTruncated(t *testing.T) {
 }
 
 func TestFenced(t *testing.T) {
-	first := openTest(t, Config{Listen: "127.0.0.1:0"})
+	keys, users := writers(t, 3)
+	first := openTest(t, Config{Listen: "127.0.0.1:0", Signer: keys[0], Users: users})
 	mustAppend(t, first, tick(1))
-	second := openTest(t, Config{URLs: []string{first.URL()}})
+	second := openTest(t, Config{URLs: []string{first.URL()}, Signer: keys[1], Connect: connectAs(keys[1])})
 	if rec := second.Opened(); rec.Seq != 1 {
 		t.Fatalf("second writer opened at %d, want 1", rec.Seq)
 	}
@@ -224,7 +225,7 @@ func TestFenced(t *testing.T) {
 		t.Fatalf("stale writer's append: %v, want ErrFenced", err)
 	}
 	// A new writer takes over, and the old one is fenced in its turn.
-	third := openTest(t, Config{URLs: []string{first.URL()}})
+	third := openTest(t, Config{URLs: []string{first.URL()}, Signer: keys[2], Connect: connectAs(keys[2])})
 	if seq := mustAppend(t, third, tick(3)); seq != 3 {
 		t.Errorf("new writer appended at %d, want 3", seq)
 	}
@@ -272,7 +273,8 @@ func mustEncode(t *testing.T, e Entry) []byte {
 // Replicas on other machines read the exposed embedded server with a plain
 // NATS client.
 func TestListenerServesReplicas(t *testing.T) {
-	l := openTest(t, Config{Listen: "127.0.0.1:0"})
+	keys, users := writers(t, 2)
+	l := openTest(t, Config{Listen: "127.0.0.1:0", Signer: keys[0], Users: users})
 	url := l.URL()
 	if !strings.HasPrefix(url, "nats://127.0.0.1:") || strings.HasSuffix(url, ":0") {
 		t.Fatalf("URL %q, want the bound address", url)
@@ -280,7 +282,7 @@ func TestListenerServesReplicas(t *testing.T) {
 	for i := uint64(1); i <= 5; i++ {
 		mustAppend(t, l, tick(i))
 	}
-	nc, err := nats.Connect(url)
+	nc, err := nats.Connect(url, connectAs(keys[1])...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -337,8 +339,9 @@ func TestListenAddressInUse(t *testing.T) {
 }
 
 func TestExternalServerMaxPayload(t *testing.T) {
-	small := openTest(t, Config{Listen: "127.0.0.1:0", MaxEntryBytes: 1 << 20})
-	_, err := Open(context.Background(), Config{ChainID: testChainID, URLs: []string{small.URL()}}, testLogger(t))
+	keys, users := writers(t, 2)
+	small := openTest(t, Config{Listen: "127.0.0.1:0", MaxEntryBytes: 1 << 20, Signer: keys[0], Users: users})
+	_, err := Open(context.Background(), Config{ChainID: testChainID, URLs: []string{small.URL()}, Connect: connectAs(keys[1])}, testLogger(t))
 	if err == nil || !strings.Contains(err.Error(), "max_payload") {
 		t.Errorf("Open with entries larger than the server's max_payload: %v", err)
 	}

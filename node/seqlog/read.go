@@ -2,6 +2,7 @@ package seqlog
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"iter"
 	"time"
@@ -45,11 +46,11 @@ func (l *Log) read(ctx context.Context, from uint64, follow bool) iter.Seq2[Reco
 		if !follow && from > end {
 			return
 		}
-		r := &reader{log: l, next: from, follow: follow}
+		r := &reader{log: l, next: from, follow: follow, end: end}
 		defer r.drop()
 		for follow || r.next <= end {
 			rec, err := r.read(ctx)
-			if !yield(rec, err) || err != nil {
+			if errors.Is(err, errReadEnd) || !yield(rec, err) || err != nil {
 				return
 			}
 		}
@@ -64,6 +65,9 @@ const followHeartbeat = time.Second
 // consumerAttempt bounds one attempt to create a reader's consumer; the
 // attempts go on every outageRetryWait.
 const consumerAttempt = 2 * time.Second
+
+// errReadEnd ends a Read whose last entries were foreign.
+var errReadEnd = errors.New("end of the entries to read")
 
 func truncated(from, first uint64) error {
 	return fmt.Errorf("read from sequence %d, the log starts at %d: %w", from, first, ErrTruncated)
@@ -83,6 +87,7 @@ type reader struct {
 	log    *Log
 	next   uint64 // the sequence to read next
 	follow bool
+	end    uint64 // without follow: the last sequence to read
 	cons   jetstream.Consumer
 	msgs   jetstream.MessagesContext
 	lost   time.Time // when it lost its last consumer, until it has another
@@ -144,6 +149,13 @@ func (r *reader) read(ctx context.Context) (Record, error) {
 				return Record{}, truncated(r.next, info.State.FirstSeq)
 			}
 			r.drop()
+			continue
+		}
+		if err := r.log.verify(ctx, r.next, msg.Subject(), msg.Data(), msg.Headers()); err != nil {
+			r.log.warnForeign(err)
+			if r.next++; !r.follow && r.next > r.end {
+				return Record{}, errReadEnd
+			}
 			continue
 		}
 		e, err := r.log.decode(msg.Subject(), msg.Data())

@@ -14,7 +14,8 @@ import (
 // embedded is the in-process JetStream server.
 type embedded struct {
 	srv    *server.Server
-	tmpDir string // InMemory: JetStream's store dir, removed on shutdown
+	opts   *server.Options // as started, for a reload
+	tmpDir string          // InMemory: JetStream's store dir, removed on shutdown
 }
 
 // startServer starts the embedded server and waits until it takes
@@ -24,7 +25,7 @@ func startServer(cfg Config, log *slog.Logger) (*embedded, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &embedded{tmpDir: tmpDir}
+	e := &embedded{tmpDir: tmpDir, opts: opts.Clone()}
 	e.srv, err = server.NewServer(opts)
 	if err != nil {
 		e.removeTmp()
@@ -68,6 +69,11 @@ func serverOptions(cfg Config) (*server.Options, string, error) {
 		MaxPayload: cfg.MaxEntryBytes,
 		DontListen: cfg.Listen == "",
 		NoSigs:     true, // the node owns the process's signals
+		Nkeys:      cfg.Users,
+	}
+	if cfg.ListenTLS != nil {
+		opts.TLS, opts.TLSConfig = true, cfg.ListenTLS
+		opts.TLSTimeout = 2 // seconds, nats-server's default
 	}
 	if cfg.Listen != "" {
 		host, port, _ := net.SplitHostPort(cfg.Listen) // checked by Validate
@@ -91,6 +97,18 @@ func serverOptions(cfg Config) (*server.Options, string, error) {
 		opts.JetStreamMaxStore = cfg.MaxBytes
 	}
 	return opts, tmpDir, nil
+}
+
+// setUsers reloads the server with new users; connected clients whose
+// user is gone are disconnected.
+func (e *embedded) setUsers(users []*server.NkeyUser) error {
+	opts := e.opts.Clone()
+	opts.Nkeys = users
+	if err := e.srv.ReloadOptions(opts); err != nil {
+		return fmt.Errorf("embedded NATS server: reload users: %w", err)
+	}
+	e.opts = opts
+	return nil
 }
 
 // url is the client URL replicas connect to, empty without a listener.

@@ -12,6 +12,9 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/params"
 	"github.com/ethereum/go-ethereum/trie"
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nkeys"
 )
 
 const testChainID = 84538453
@@ -37,6 +40,26 @@ func openTest(t testing.TB, cfg Config) *Log {
 	t.Cleanup(l.Close)
 	return l
 }
+
+// writers makes n sequencer keys and the embedded server's users that
+// admit them all (a second sequencer, a stale one, connects over TCP).
+func writers(t testing.TB, n int) ([]nkeys.KeyPair, []*server.NkeyUser) {
+	t.Helper()
+	keys := make([]nkeys.KeyPair, n)
+	users := make([]*server.NkeyUser, n)
+	for i := range keys {
+		kp, err := nkeys.CreateUser()
+		if err != nil {
+			t.Fatal(err)
+		}
+		pub, _ := kp.PublicKey()
+		keys[i], users[i] = kp, &server.NkeyUser{Nkey: pub}
+	}
+	return keys, users
+}
+
+// connectAs is Config's options for a connection with kp's key.
+func connectAs(kp nkeys.KeyPair) []nats.Option { return []nats.Option{nkeyAuth(kp)} }
 
 func mustAppend(t testing.TB, l *Log, e Entry) uint64 {
 	t.Helper()
