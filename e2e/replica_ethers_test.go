@@ -20,7 +20,7 @@ const replicaSuites = "replica-"
 func TestJavaScriptAgainstReplica(t *testing.T) {
 	nodeBin := jsPrerequisites(t)
 	seq := startNode(t, "--nats.listen", "127.0.0.1:0", "--block-time", "1s", "--preconf-interval", "100ms")
-	replica := startNode(t, "--follow", "--nats.url", natsURL(t, seq), "--block-time", "1s", "--preconf-interval", "100ms")
+	replica := startNode(t, append(followFlags(t, seq), "--block-time", "1s", "--preconf-interval", "100ms")...)
 	runJSFiles(t, nodeBin, replica, func(name string) bool { return strings.HasPrefix(name, replicaSuites) },
 		"STOCKNODE_SEQUENCER_RPC="+seq.URL)
 }

@@ -17,23 +17,30 @@ import (
 	"github.com/ethereum/go-ethereum/params"
 
 	"github.com/stocknode/stocknode/node/chain"
+	"github.com/stocknode/stocknode/node/natsauth"
 	"github.com/stocknode/stocknode/node/seqlog"
 )
 
-var natsURLRe = regexp.MustCompile(`msg="Sequencer log on NATS JetStream".* url=(nats://\S+)`)
+var followRe = regexp.MustCompile(`msg="A read replica follows this sequencer with" replica=replica flags="--follow --nats.url (nats://\S+) --nats.nkey (\S+)"`)
 
-// natsURL is where node n, started with --nats.listen, exposes its log.
-func natsURL(t *testing.T, n *node) string {
+// followFlags are the flags that node n, started with --nats.listen, logs
+// for its first replica: --follow, its log's URL and the replica's key.
+func followFlags(t *testing.T, n *node) []string {
 	t.Helper()
-	var url string
-	poll(t, testContext(t, 5*time.Second), "the log's URL in the startup lines", func() bool {
-		m := natsURLRe.FindStringSubmatch(n.tail(0))
-		if m != nil {
-			url = m[1]
-		}
+	var m []string
+	poll(t, testContext(t, 5*time.Second), "the replica's flags in the startup lines", func() bool {
+		m = followRe.FindStringSubmatch(n.tail(0))
 		return m != nil
 	})
-	return url
+	return []string{"--follow", "--nats.url", m[1], "--nats.nkey", m[2]}
+}
+
+// natsURL is where node n, started with --nats.listen, exposes its log;
+// nkey is the seed its first replica authenticates with.
+func natsURL(t *testing.T, n *node) (url, nkey string) {
+	t.Helper()
+	f := followFlags(t, n)
+	return f[2], f[4]
 }
 
 // TestSequencerLogOverNATS: a node exposing its embedded JetStream
@@ -42,14 +49,18 @@ func natsURL(t *testing.T, n *node) string {
 // with the transaction, then the sealed block holding it.
 func TestSequencerLogOverNATS(t *testing.T) {
 	n := startNode(t, "--nats.listen", "127.0.0.1:0", "--block-time", "500ms", "--preconf-interval", "100ms")
-	url := natsURL(t, n)
+	url, nkey := natsURL(t, n)
 	client, _ := n.dial(t)
 	ctx := testContext(t, 20*time.Second)
 	to := freshAddress(t)
 	tx := sendTransfer(t, ctx, client, to, 1)
 	receipt := waitSealed(t, ctx, client, tx.Hash())
 
-	l, err := seqlog.Open(ctx, seqlog.Config{ChainID: chain.PreviewChainID, URLs: []string{url}}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	connect, _, err := natsauth.Client{NKeyFile: nkey}.Options()
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := seqlog.Open(ctx, seqlog.Config{ChainID: chain.PreviewChainID, URLs: []string{url}, Reader: true, Connect: connect}, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		t.Fatalf("open the node's log at %s: %v", url, err)
 	}

@@ -2,11 +2,20 @@ package node
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 
 	"github.com/stocknode/stocknode/node/seqlog"
 )
+
+// withRepairHint says what to do about a log entry that does not decode.
+func withRepairHint(err error) error {
+	if !errors.Is(err, seqlog.ErrUndecodable) {
+		return err
+	}
+	return fmt.Errorf("%w; `stocknode log-repair` with this node's --datadir and --nats.* flags rebuilds the log without such entries and keeps every other (--dry-run lists what it would drop)", err)
+}
 
 // openLog opens the sequencer's log (node/seqlog: an embedded JetStream
 // under <datadir>/nats, in memory with --dev, or --nats.url), brings it
@@ -31,16 +40,16 @@ func (n *Node) openLog(ctx context.Context) error {
 	}
 	l, err := seqlog.Open(ctx, cfg, n.log)
 	if err != nil {
-		return fmt.Errorf("%w (flags: --nats.listen, --nats.url, --nats.nkey, --nats.creds, --nats.replicas)", err)
+		return withRepairHint(fmt.Errorf("%w (flags: --nats.listen, --nats.url, --nats.nkey, --nats.creds, --nats.replicas)", err))
 	}
 	if err := n.levelLog(ctx, l); err != nil {
 		l.Close()
-		return err
+		return withRepairHint(err)
 	}
 	accepted, err := n.resumeFromLog(ctx, l)
 	if err != nil {
 		l.Close()
-		return err
+		return withRepairHint(err)
 	}
 	n.seqlog = l
 	n.seq.SetJournal(seqlog.NewJournal(l))

@@ -5,6 +5,8 @@
 //	stocknode init --genesis FILE --datadir DIR       write a genesis
 //	stocknode import --datadir DIR [--genesis FILE] FILE.rlp
 //	stocknode export --datadir DIR FILE.rlp
+//	stocknode replica-key [--datadir DIR] NAME         admit a read replica to the log
+//	stocknode log-repair [--datadir DIR] [--dry-run]   rebuild the log without bad entries
 package main
 
 import (
@@ -31,7 +33,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	cmd, rest := "run", args
 	if len(args) > 0 {
 		switch args[0] {
-		case "init", "import", "export", "run":
+		case "init", "import", "export", "run", "replica-key", "log-repair":
 			cmd, rest = args[0], args[1:]
 		}
 	}
@@ -43,6 +45,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = runImport(ctx, rest, stdout, stderr)
 	case "export":
 		err = runExport(rest, stdout, stderr)
+	case "replica-key":
+		err = runReplicaKey(rest, stdout, stderr)
+	case "log-repair":
+		err = runLogRepair(ctx, rest, stdout, stderr)
 	default:
 		err = runNode(ctx, rest, stdout, stderr)
 	}

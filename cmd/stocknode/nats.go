@@ -16,22 +16,9 @@ import (
 // natsFlags registers the sequencer log's flags (node/seqlog).
 func natsFlags(fs *flag.FlagSet, cfg *node.Config) *listenTLS {
 	tlsFiles := new(listenTLS)
-	cfg.Log = seqlog.Config{Replicas: 1}
-	fs.StringVar(&cfg.Log.Listen, "nats.listen", "", "expose the embedded NATS JetStream server holding the sequencer's log on this address (host:port) for replicas; default: no listener")
-	fs.Func("nats.url", "use the external NATS cluster at these URLs (comma-separated) for the sequencer's log instead of the embedded server", func(s string) error {
-		for _, u := range strings.Split(s, ",") {
-			if u = strings.TrimSpace(u); u != "" {
-				cfg.Log.URLs = append(cfg.Log.URLs, u)
-			}
-		}
-		return nil
-	})
+	natsClientFlags(fs, cfg)
+	fs.StringVar(&cfg.Log.Listen, "nats.listen", "", "expose the embedded NATS JetStream server holding the sequencer's log on this address (host:port) for replicas, who must hold a key it admits (<datadir>/nats-auth); default: no listener")
 	fs.IntVar(&cfg.Log.Replicas, "nats.replicas", 1, "replicas of the log's stream when it is created: 1, 3 or 5 (more than 1 needs --nats.url and a cluster that large)")
-	fs.StringVar(&cfg.NATS.NKeyFile, "nats.nkey", "", "with --nats.url: authenticate with this nkey seed file (a replica: the seed the sequencer wrote in its <datadir>/nats-auth)")
-	fs.StringVar(&cfg.NATS.CredsFile, "nats.creds", "", "with --nats.url: authenticate with this NATS credentials file (a JWT and its seed)")
-	fs.StringVar(&cfg.NATS.TLSCA, "nats.tls.ca", "", "with --nats.url: verify the NATS server's certificate with these CA certificates (PEM)")
-	fs.StringVar(&cfg.NATS.TLSCert, "nats.tls.cert", "", "with --nats.url: present this client certificate (PEM; with --nats.tls.key)")
-	fs.StringVar(&cfg.NATS.TLSKey, "nats.tls.key", "", "with --nats.url: the client certificate's key (PEM)")
 	fs.StringVar(&tlsFiles.cert, "nats.listen.tls.cert", "", "with --nats.listen: take TLS connections only, with this certificate (PEM; with --nats.listen.tls.key)")
 	fs.StringVar(&tlsFiles.key, "nats.listen.tls.key", "", "with --nats.listen: the listener's certificate key (PEM)")
 	fs.Func("faucet.trust-replicas", "replicas (names in the sequencer's <datadir>/nats-auth/replicas, or public keys) whose word on a relayed drip's client address the faucet's cooldowns take; any other replica's drips share one cooldown", func(s string) error {
@@ -41,6 +28,25 @@ func natsFlags(fs *flag.FlagSet, cfg *node.Config) *listenTLS {
 	fs.BoolVar(&cfg.Follow, "follow", false, "run as a read replica of the sequencer whose log --nats.url reaches: replay its blocks and pre-confirmations, relay transactions and faucet drips to it")
 	fs.DurationVar(&cfg.RelayTimeout, "follow.relay-timeout", relay.DefaultTimeout, "with --follow: how long a relayed transaction or drip waits for the sequencer's answer")
 	return tlsFiles
+}
+
+// natsClientFlags registers how the node reaches a NATS server it does not
+// run: --nats.url and its credentials and TLS.
+func natsClientFlags(fs *flag.FlagSet, cfg *node.Config) {
+	cfg.Log = seqlog.Config{Replicas: 1}
+	fs.Func("nats.url", "use the external NATS cluster at these URLs (comma-separated) for the sequencer's log instead of the embedded server", func(s string) error {
+		for _, u := range strings.Split(s, ",") {
+			if u = strings.TrimSpace(u); u != "" {
+				cfg.Log.URLs = append(cfg.Log.URLs, u)
+			}
+		}
+		return nil
+	})
+	fs.StringVar(&cfg.NATS.NKeyFile, "nats.nkey", "", "with --nats.url: authenticate with this nkey seed file (a replica: the seed the sequencer wrote in its <datadir>/nats-auth)")
+	fs.StringVar(&cfg.NATS.CredsFile, "nats.creds", "", "with --nats.url: authenticate with this NATS credentials file (a JWT and its seed)")
+	fs.StringVar(&cfg.NATS.TLSCA, "nats.tls.ca", "", "with --nats.url: verify the NATS server's certificate with these CA certificates (PEM)")
+	fs.StringVar(&cfg.NATS.TLSCert, "nats.tls.cert", "", "with --nats.url: present this client certificate (PEM; with --nats.tls.key)")
+	fs.StringVar(&cfg.NATS.TLSKey, "nats.tls.key", "", "with --nats.url: the client certificate's key (PEM)")
 }
 
 // listenTLS are the embedded NATS listener's certificate files.

@@ -6,6 +6,7 @@ package replica
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"math/big"
@@ -68,8 +69,31 @@ type record struct {
 
 // Run follows the log from the replica's head until ctx ends; it returns
 // nil then, or the error that stopped it (the log lost, a gap, a block that
-// does not validate).
+// does not validate). A log rebuilt under it (stocknode log-repair) is
+// followed again from the replica's head.
 func (f *Follower) Run(ctx context.Context) error {
+	for {
+		err := f.follow(ctx)
+		switch {
+		case errors.Is(err, seqlog.ErrUndecodable):
+			// It serves what it has meanwhile; nothing else can move on.
+			f.logger.Error("Replica stopped at a log entry it cannot decode; it follows again once the sequencer's operator rebuilds the log with `stocknode log-repair`",
+				"head", f.chain.Head().Number, "err", err)
+			if werr := f.log.WaitRebuilt(ctx, rebuiltPoll); werr != nil {
+				return nil // ctx ended
+			}
+		case !errors.Is(err, seqlog.ErrRebuilt):
+			return err
+		}
+		f.logger.Warn("The sequencer's log was rebuilt (stocknode log-repair): finding this replica's place in it again", "head", f.chain.Head().Number)
+	}
+}
+
+// rebuiltPoll is how often a replica stopped at an undecodable entry
+// checks whether the log was rebuilt.
+const rebuiltPoll = 2 * time.Second
+
+func (f *Follower) follow(ctx context.Context) error {
 	head := f.chain.Head().Number.Uint64()
 	from, err := startSeq(ctx, f.log, head)
 	if err != nil {
@@ -95,6 +119,9 @@ func (f *Follower) Run(ctx context.Context) error {
 			if r.err != nil {
 				if ctx.Err() != nil {
 					return nil
+				}
+				if errors.Is(r.err, seqlog.ErrRebuilt) || errors.Is(r.err, seqlog.ErrUndecodable) {
+					return r.err
 				}
 				return fmt.Errorf("replica: follow the log: %w", r.err)
 			}

@@ -27,22 +27,34 @@ var ErrTruncated = errors.New("sequencer log: entries dropped by retention")
 // ErrReader is returned by Append on a log opened with Config.Reader.
 var ErrReader = errors.New("sequencer log: opened to read only (a replica does not append)")
 
+// ErrUndecodable is what reading an entry that a sequencer signed (or
+// that predates signatures) but that does not decode returns: a newer
+// version's entry after a downgrade, or damage. Nothing can skip a
+// sequencer's decision; Repair rebuilds the log without it.
+var ErrUndecodable = errors.New("does not decode")
+
+func undecodable(seq uint64, err error) error {
+	return fmt.Errorf("sequencer log: entry %d %w: %w", seq, ErrUndecodable, err)
+}
+
 // ErrEmpty is returned by Last when the log holds no entry.
 var ErrEmpty = errors.New("sequencer log: empty")
 
 // Log is the sequencer's log on one JetStream stream. Append is for the one
 // writer; any number of goroutines may read.
 type Log struct {
-	cfg     Config
-	log     *slog.Logger
-	server  *embedded // nil with an external cluster
-	nc      *nats.Conn
-	js      jetstream.JetStream
-	stream  jetstream.Stream
-	subject string // prefix of the entries' subjects, with its trailing dot
-	opened  Record
-	signers signers
-	foreign foreignWarnings
+	cfg       Config
+	log       *slog.Logger
+	server    *embedded // nil with an external cluster
+	nc        *nats.Conn
+	js        jetstream.JetStream
+	stream    jetstream.Stream
+	subject   string // prefix of the entries' subjects, with its trailing dot
+	opened    Record
+	signers   signers
+	foreign   foreignWarnings
+	createdMu sync.Mutex
+	created   time.Time // the stream's, to notice it rebuilt (ErrRebuilt)
 
 	mu      sync.Mutex // serialises appends
 	last    uint64     // the stream's last sequence as this writer knows it
@@ -137,7 +149,7 @@ func (l *Log) openStream(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	l.last = info.State.LastSeq
+	l.last, l.created = info.State.LastSeq, info.Created
 	l.opened = Record{Seq: l.last}
 	if info.State.Msgs == 0 {
 		return nil
@@ -436,7 +448,7 @@ func (l *Log) record(ctx context.Context, msg *jetstream.RawStreamMsg) (Record, 
 	}
 	e, err := l.decode(msg.Subject, msg.Data)
 	if err != nil {
-		return Record{}, fmt.Errorf("sequencer log: entry %d: %w", msg.Sequence, err)
+		return Record{}, undecodable(msg.Sequence, err)
 	}
 	return Record{Seq: msg.Sequence, Time: msg.Time, Entry: e}, nil
 }

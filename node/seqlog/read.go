@@ -106,6 +106,8 @@ func (r *reader) read(ctx context.Context) (Record, error) {
 			case err == nil && !r.lost.IsZero():
 				r.log.log.Info("Sequencer log reader reading again", "next", r.next, "after", time.Since(r.lost).Round(time.Millisecond))
 				r.lost = time.Time{}
+			case errors.Is(err, ErrRebuilt):
+				return Record{}, err
 			case err != nil:
 				if ctx.Err() != nil {
 					return Record{}, ctx.Err()
@@ -160,7 +162,7 @@ func (r *reader) read(ctx context.Context) (Record, error) {
 		}
 		e, err := r.log.decode(msg.Subject(), msg.Data())
 		if err != nil {
-			return Record{}, fmt.Errorf("sequencer log: entry %d: %w", r.next, err)
+			return Record{}, undecodable(r.next, err)
 		}
 		rec := Record{Seq: r.next, Time: meta.Timestamp, Pending: meta.NumPending, Entry: e}
 		r.next++
@@ -168,10 +170,14 @@ func (r *reader) read(ctx context.Context) (Record, error) {
 	}
 }
 
-// subscribe creates a consumer from r.next and starts pulling from it.
+// subscribe creates a consumer from r.next and starts pulling from it;
+// ErrRebuilt if the stream is not the one the log opened.
 func (r *reader) subscribe(ctx context.Context) error {
 	attempt, cancel := context.WithTimeout(ctx, consumerAttempt)
 	defer cancel()
+	if err := r.log.checkRebuilt(attempt); err != nil {
+		return err
+	}
 	cons, err := r.log.stream.CreateConsumer(attempt, jetstream.ConsumerConfig{
 		DeliverPolicy: jetstream.DeliverByStartSequencePolicy,
 		OptStartSeq:   r.next,

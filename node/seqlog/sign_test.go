@@ -16,10 +16,11 @@ import (
 // intruder connects to l's server with every permission (a server whose
 // permissions were left open) and publishes on the log's subjects.
 type intruder struct {
-	t  *testing.T
-	nc *nats.Conn
-	js jetstream.JetStream
-	l  *Log
+	t   *testing.T
+	key nkeys.KeyPair
+	nc  *nats.Conn
+	js  jetstream.JetStream
+	l   *Log
 }
 
 // openWithIntruder opens the log in dir with signer as the sequencer's key
@@ -39,7 +40,7 @@ func openWithIntruder(t *testing.T, dir string, signer nkeys.KeyPair) (*Log, *in
 	if err != nil {
 		t.Fatal(err)
 	}
-	return l, &intruder{t: t, nc: nc, js: js, l: l}
+	return l, &intruder{t: t, key: keys[1], nc: nc, js: js, l: l}
 }
 
 func newSigner(t *testing.T) nkeys.KeyPair {
