@@ -253,4 +253,3 @@ func runStocknode(t *testing.T, args ...string) string {
 	}
 	return string(out)
 }
-
