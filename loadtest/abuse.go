@@ -19,6 +19,7 @@ import (
 
 type abuseConfig struct {
 	URL, WSURL, Metrics string
+	NATSURL, NATSNKey   string
 	PID                 int
 	Attacks             string
 	AttackerIP          string
@@ -77,6 +78,8 @@ func abuseFlags(fs *flag.FlagSet) *abuseConfig {
 	fs.StringVar(&c.WSURL, "ws-url", "", "its WebSocket endpoint (default: -url's host, path /ws)")
 	fs.IntVar(&c.PID, "pid", 0, "the node's process id: its memory (RSS) is read from /proc, and a node whose process is gone is reported as such")
 	fs.StringVar(&c.Metrics, "metrics", "", "the node's Prometheus metrics (http://127.0.0.1:PORT/metrics on its admin listener: --metrics --pprof.addr), for the call pool gauges")
+	fs.StringVar(&c.NATSURL, "nats-url", "", "the node's NATS listener (--nats.listen), for the nats-* attacks")
+	fs.StringVar(&c.NATSNKey, "nats-nkey", "", "the replica's seed the node wrote (<datadir>/nats-auth/replica.nk, or the path its log names with --dev), for the nats-* attacks as an insider")
 	fs.StringVar(&c.Attacks, "attacks", "all", "comma-separated attacks to run, in the battery's order: "+strings.Join(abuseAttackNames(), ","))
 	fs.StringVar(&c.AttackerIP, "attacker-ip", "127.0.0.2", "loopback source address of the attacking connections (the canary and the checks use the default one), so that per-address limits can tell them apart; empty: the default address")
 
@@ -222,6 +225,9 @@ func (b *battery) attacks() []attack {
 		{name: "ws-utf8", check: true, limit: quick, run: b.wsUTF8},
 		{name: "ws-oversize", check: true, limit: quick + 30*time.Second, run: b.wsOversize},
 		{name: "ws-slow-close", check: true, limit: c.WSSlowStall + quick + time.Minute, run: b.wsSlowClose},
+		{name: "nats-strangers", check: true, limit: quick, run: b.natsStrangers},
+		{name: "nats-insider", check: true, limit: 3 * quick, run: b.natsInsider},
+		{name: "nats-drip-addresses", check: true, limit: time.Minute + 50*c.StepTimeout, run: b.natsDripAddresses},
 		{name: "blake2f", limit: heavy, run: b.heavyCallsAttack(b.blake2fCall)},
 		{name: "modexp", limit: heavy, run: b.heavyCallsAttack(b.modexpCall)},
 		{name: "gas-burn", limit: heavy, run: b.heavyCallsAttack(b.gasBurnCall)},

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/stocknode/stocknode/node/chain"
+	"github.com/stocknode/stocknode/node/natsauth"
 	"github.com/stocknode/stocknode/node/seqlog"
 )
 
@@ -20,6 +21,7 @@ import (
 // without the replicas' own CPU on the same machine.
 type logreadConfig struct {
 	URLs     string
+	NKey     string
 	Readers  int
 	Duration time.Duration
 }
@@ -27,6 +29,7 @@ type logreadConfig struct {
 func logreadFlags(fs *flag.FlagSet) *logreadConfig {
 	c := new(logreadConfig)
 	fs.StringVar(&c.URLs, "nats", "nats://127.0.0.1:4222", "the sequencer's log: its --nats.listen URL or the cluster's URLs (comma-separated)")
+	fs.StringVar(&c.NKey, "nkey", "", "the nkey seed file a replica authenticates with (the sequencer's <datadir>/nats-auth/replica.nk); empty: none (a cluster that admits anyone)")
 	fs.IntVar(&c.Readers, "readers", 4, "readers following the log, each on its own connection")
 	fs.DurationVar(&c.Duration, "duration", 10*time.Second, "how long to read")
 	return c
@@ -47,7 +50,11 @@ func (r logreadReport) String() string {
 
 func runLogread(ctx context.Context, c logreadConfig) (logreadReport, error) {
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	cfg := seqlog.Config{ChainID: chain.PreviewChainID, URLs: strings.Split(c.URLs, ","), Reader: true}
+	connect, _, err := natsauth.Client{NKeyFile: c.NKey}.Options()
+	if err != nil {
+		return logreadReport{}, err
+	}
+	cfg := seqlog.Config{ChainID: chain.PreviewChainID, URLs: strings.Split(c.URLs, ","), Reader: true, Connect: connect}
 	ctx, cancel := context.WithTimeout(ctx, c.Duration)
 	defer cancel()
 	var (

@@ -14,11 +14,11 @@ cd "$(dirname "$0")/.."
 go build -o bin/stocknode ./cmd/stocknode
 go build -o bin/loadtest ./loadtest
 port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-rpc=$(port); admin=$(port)
+rpc=$(port); admin=$(port); natsport=$(port)
 log=${ABUSE_LOG:-}
 keep=1
 if [ -z "$log" ]; then log=$(mktemp -t stocknode-abuse.XXXXXX); keep=0; fi
-bin/stocknode --dev --http.port "$rpc" ${NODE_ARGS:-} --metrics --pprof.addr "127.0.0.1:$admin" --verbosity 2 >"$log" 2>&1 &
+bin/stocknode --dev --http.port "$rpc" --nats.listen "127.0.0.1:$natsport" ${NODE_ARGS:-} --metrics --pprof.addr "127.0.0.1:$admin" >"$log" 2>&1 &
 pid=$!
 stop() {
 	if kill -0 "$pid" 2>/dev/null; then
@@ -38,7 +38,11 @@ for _ in $(seq 100); do
 	curl -sf "http://127.0.0.1:$rpc/health" >/dev/null && break
 	sleep 0.2
 done
-echo "stocknode --dev (pid $pid) on http://127.0.0.1:$rpc, metrics on http://127.0.0.1:$admin/metrics" >&2
+# The replica's seed (in a temporary directory with --dev), from the line
+# that gives a replica its flags.
+nkey=$(sed -n 's/.*--nats.nkey \([^"]*\)".*/\1/p' "$log" | head -n 1)
+echo "stocknode --dev (pid $pid) on http://127.0.0.1:$rpc, its log's NATS on 127.0.0.1:$natsport, metrics on http://127.0.0.1:$admin/metrics" >&2
 status=0
-bin/loadtest abuse -url "http://127.0.0.1:$rpc" -pid "$pid" -metrics "http://127.0.0.1:$admin/metrics" "$@" || status=$?
+bin/loadtest abuse -url "http://127.0.0.1:$rpc" -pid "$pid" -metrics "http://127.0.0.1:$admin/metrics" \
+	-nats-url "nats://127.0.0.1:$natsport" -nats-nkey "$nkey" "$@" || status=$?
 exit "$status"

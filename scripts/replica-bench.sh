@@ -100,7 +100,7 @@ echo "== 2. a sequencer and a replica: lag under a $RATE transfers/s flood, CPU 
 sport=$(freeport) rport=$(freeport) nport=$(freeport)
 start bin/stocknode "$sport" --dev=false --datadir "$work/seq" --nats.listen "127.0.0.1:$nport"
 seq_pid=$pid
-start bin/stocknode "$rport" --dev --follow --nats.url "nats://127.0.0.1:$nport"
+start bin/stocknode "$rport" --dev --follow --nats.url "nats://127.0.0.1:$nport" --nats.nkey "$work/seq/nats-auth/replica.nk"
 rep_pid=$pid
 # Fund the flood's accounts first, so that the measured flood is transfers only.
 bin/loadtest flood -url "http://127.0.0.1:$sport" -accounts 1024 -senders 64 -duration 1s >/dev/null
@@ -113,7 +113,7 @@ wait "$replag_pid"
 seq_cpu1=$(cputicks "$seq_pid") rep_cpu1=$(cputicks "$rep_pid") head1=$(head_of "$sport")
 # The same flood again with 8 log readers beside the replica.
 seq_cpu2=$(cputicks "$seq_pid") head2=$(head_of "$sport")
-bin/loadtest logread -nats "nats://127.0.0.1:$nport" -readers 8 -duration 11s -json >"$work/logread.json" &
+bin/loadtest logread -nats "nats://127.0.0.1:$nport" -nkey "$work/seq/nats-auth/replica.nk" -readers 8 -duration 11s -json >"$work/logread.json" &
 logread_pid=$!
 bin/loadtest flood -url "http://127.0.0.1:$sport" -accounts 1024 -senders 64 -duration 10s -rate "$RATE" -drain 1s -json >"$work/flood-readers.json"
 wait "$logread_pid"

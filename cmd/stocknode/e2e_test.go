@@ -303,6 +303,11 @@ func TestBadLogFlags(t *testing.T) {
 		{[]string{"--follow"}, "--follow needs --nats.url"},
 		{[]string{"--follow", "--nats.url", "nats://127.0.0.1:1", "--nats.listen", "127.0.0.1:0"}, "--follow and --nats.listen do not go together"},
 		{[]string{"--follow", "--nats.url", "nats://127.0.0.1:1", "--follow.relay-timeout", "0s"}, "--follow.relay-timeout 0s must be positive"},
+		{[]string{"--nats.nkey", "replica.nk"}, "--nats.nkey, --nats.creds and --nats.tls.* authenticate to --nats.url"},
+		{[]string{"--follow", "--nats.url", "nats://127.0.0.1:1", "--nats.nkey", "/nonexistent/replica.nk"}, "--nats.nkey: nkey seed: open /nonexistent/replica.nk"},
+		{[]string{"--follow", "--nats.url", "nats://127.0.0.1:1", "--faucet.trust-replicas", "replica"}, "--faucet.trust-replicas is the sequencer's"},
+		{[]string{"--nats.listen.tls.cert", "c.pem"}, "--nats.listen.tls.cert and --nats.listen.tls.key go together"},
+		{[]string{"--nats.listen.tls.cert", "c.pem", "--nats.listen.tls.key", "k.pem"}, "--nats.listen.tls.cert needs --nats.listen"},
 	} {
 		out, err := exec.Command(binary, append([]string{"--dev", "--http.port", "0"}, tt.args...)...).CombinedOutput()
 		if err == nil || !strings.Contains(string(out), tt.says) || !strings.Contains(string(out), "--nats.") {

@@ -85,7 +85,7 @@ func checkFollow(cfg *node.Config) error {
 	case cfg.Log.Listen != "":
 		return errors.New("--follow and --nats.listen do not go together: a replica reads the sequencer's log where --nats.url says and serves none")
 	case len(cfg.TrustedReplicas) > 0:
-		return errors.New("--faucet.trust-replicas is the sequencer's: a replica relays drips, the sequencer decides whose word it takes")
+		return errors.New("--faucet.trust-replicas is the sequencer's (with --nats.listen or --nats.url, without --follow): a replica relays drips, the sequencer decides whose word it takes")
 	case cfg.RelayTimeout <= 0:
 		return fmt.Errorf("--follow.relay-timeout %v must be positive: it bounds the wait for the sequencer's answer over --nats.url", cfg.RelayTimeout)
 	}
