@@ -11,6 +11,7 @@ import (
 	"github.com/stocknode/stocknode/node"
 	"github.com/stocknode/stocknode/node/chain"
 	"github.com/stocknode/stocknode/node/natsauth"
+	"github.com/stocknode/stocknode/node/relay"
 	"github.com/stocknode/stocknode/node/seqlog"
 )
 
@@ -35,6 +36,35 @@ func runReplicaKey(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stdout, "Its seed is %s: copy it to the replica's machine, readable by the node only, and start the replica with\n", seed)
 	fmt.Fprintf(stdout, "  stocknode --follow --nats.url nats://SEQUENCER:PORT --nats.nkey %s\n", filepath.Base(seed))
 	return nil
+}
+
+// runNATSUsers prints the authorization block that gives an external NATS
+// cluster's users the permissions the embedded server gives them.
+func runNATSUsers(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("stocknode nats-users", stderr)
+	dataDir := fs.String("datadir", "./stocknode-data", "the sequencer's data directory (its keys are in <datadir>/nats-auth)")
+	chainID := fs.Uint64("chainid", chain.PreviewChainID, "the chain's ID, which names the log's stream and subjects")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintln(stderr, "usage: stocknode nats-users [--datadir DIR] [--chainid ID]")
+		return errUsage
+	}
+	keys, _, err := natsauth.Load(natsauth.Dir(*dataDir), false)
+	if err != nil {
+		return err
+	}
+	id := *chainID
+	text, err := keys.ServerConfig(natsauth.Scope{
+		Stream:        seqlog.StreamName(id),
+		RelayRequests: func(pub string) string { return relay.Requests(id, pub) },
+	})
+	if err != nil {
+		return err
+	}
+	_, err = io.WriteString(stdout, text)
+	return err
 }
 
 // runLogRepair rebuilds the sequencer's log without the entries that no

@@ -6,6 +6,7 @@
 //	stocknode import --datadir DIR [--genesis FILE] FILE.rlp
 //	stocknode export --datadir DIR FILE.rlp
 //	stocknode replica-key [--datadir DIR] NAME         admit a read replica to the log
+//	stocknode nats-users [--datadir DIR]              an external NATS cluster's users
 //	stocknode log-repair [--datadir DIR] [--dry-run]   rebuild the log without bad entries
 package main
 
@@ -33,7 +34,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	cmd, rest := "run", args
 	if len(args) > 0 {
 		switch args[0] {
-		case "init", "import", "export", "run", "replica-key", "log-repair":
+		case "init", "import", "export", "run", "replica-key", "nats-users", "log-repair":
 			cmd, rest = args[0], args[1:]
 		}
 	}
@@ -47,6 +48,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = runExport(rest, stdout, stderr)
 	case "replica-key":
 		err = runReplicaKey(rest, stdout, stderr)
+	case "nats-users":
+		err = runNATSUsers(rest, stdout, stderr)
 	case "log-repair":
 		err = runLogRepair(ctx, rest, stdout, stderr)
 	default:

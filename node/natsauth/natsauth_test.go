@@ -6,6 +6,8 @@ import (
 	"io"
 	"log/slog"
 	"math/big"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -15,6 +17,7 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/params"
+	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/nats-io/nkeys"
@@ -332,4 +335,76 @@ func transfer(t *testing.T) *types.Transaction {
 		t.Fatal(err)
 	}
 	return tx
+}
+
+// TestServerConfig: an external server configured with the authorization
+// block ServerConfig prints admits the sequencer and the replica with
+// their seeds, as the embedded server does, and gives the replica the same
+// permissions.
+func TestServerConfig(t *testing.T) {
+	dir := t.TempDir()
+	keys, _, err := natsauth.Load(dir, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, err := keys.ServerConfig(scope())
+	if err != nil {
+		t.Fatal(err)
+	}
+	conf := filepath.Join(t.TempDir(), "stocknode.conf")
+	if err := os.WriteFile(conf, []byte(text+"jetstream { store_dir: \""+t.TempDir()+"\" }\nmax_payload: 8MB\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	opts, err := server.ProcessConfigFile(conf)
+	if err != nil {
+		t.Fatalf("nats-server refuses the configuration:\n%s\n%v", text, err)
+	}
+	opts.Host, opts.Port, opts.NoSigs, opts.NoLog = "127.0.0.1", server.RANDOM_PORT, true, true
+	srv, err := server.NewServer(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.Start()
+	defer func() { srv.Shutdown(); srv.WaitForShutdown() }()
+	if !srv.ReadyForConnections(10 * time.Second) {
+		t.Fatal("server not ready")
+	}
+	url := srv.ClientURL()
+	seqOpts, _, err := natsauth.Client{NKeyFile: filepath.Join(dir, "sequencer.nk")}.Options()
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := seqlog.Open(context.Background(), seqlog.Config{ChainID: chainID, URLs: []string{url}, Signer: keys.Sequencer, Connect: seqOpts}, quiet())
+	if err != nil {
+		t.Fatalf("the sequencer on the external server: %v", err)
+	}
+	defer l.Close()
+	if _, err := l.Append(context.Background(), seqlog.Accepted{}); err != nil {
+		t.Fatal(err)
+	}
+	s := &sequencer{log: l, dir: dir, pooled: make(chan common.Hash, 1)}
+	relaySrv, err := relay.Serve(l.Conn(), chainID, relay.Handlers{Send: func(_ string, tx *types.Transaction) error { s.pooled <- tx.Hash(); return nil }}, 0, quiet())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer relaySrv.Close()
+
+	v := new(violations)
+	nc := s.connectReplica(t, v)
+	if err := nc.Publish("stocknode.84538453.log.sealed", []byte{1}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "a publish violation", func() bool { return v.saw("Publish to") })
+	_, key, _ := natsauth.Client{NKeyFile: natsauth.SeedFile(dir, natsauth.FirstReplica)}.Options()
+	tx := transfer(t)
+	if err := relay.NewClient(nc, chainID, 5*time.Second, key).Send(tx); err != nil {
+		t.Fatalf("the replica relays through the external server: %v", err)
+	}
+	if got := <-s.pooled; got != tx.Hash() {
+		t.Fatalf("pooled %s", got)
+	}
+	if nc, err := nats.Connect(url, nats.MaxReconnects(0)); err == nil {
+		nc.Close()
+		t.Error("an anonymous client connected to the external server")
+	}
 }
