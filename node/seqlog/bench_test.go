@@ -69,3 +69,37 @@ func mustEncodeB(b *testing.B, e Entry) []byte {
 	}
 	return enc
 }
+
+// BenchmarkSignature measures what signing costs the sequencer per entry
+// and verifying costs a reader, on a 50-transfer pre-confirmation (the
+// ratio to BenchmarkAppend's time per append is the price of signed
+// entries).
+func BenchmarkSignature(b *testing.B) {
+	keys, _ := writers(b, 1)
+	data := mustEncodeB(b, Preconfirmed{Number: 8, Index: 1, GasUsed: 50 * 21_000, Transactions: rawTxs(b, transfers(b, 50))})
+	subject := subjectPrefix(testChainID) + "preconfirmed"
+	b.Run("sign", func(b *testing.B) {
+		b.SetBytes(int64(len(data)))
+		for b.Loop() {
+			if _, err := sign(keys[0], 9, subject, data); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("verify", func(b *testing.B) {
+		hdr, err := sign(keys[0], 9, subject, data)
+		if err != nil {
+			b.Fatal(err)
+		}
+		var s signers
+		if err := s.load(signerMetadata(keys[0], 1)); err != nil {
+			b.Fatal(err)
+		}
+		b.SetBytes(int64(len(data)))
+		for b.Loop() {
+			if err, _ := s.check(9, subject, data, hdr); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

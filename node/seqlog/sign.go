@@ -2,6 +2,7 @@ package seqlog
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/base64"
 	"encoding/binary"
 	"errors"
@@ -58,13 +59,19 @@ func nkeyAuth(kp nkeys.KeyPair) nats.Option {
 	return nats.Nkey(pub, kp.Sign)
 }
 
-// signedBytes is what an entry's signature covers.
+// signedBytes is what an entry's signature signs: the SHA-256 of its
+// sequence, subject and payload. Ed25519 would hash the whole entry twice
+// with SHA-512; signing its digest costs a sealed block of 1,000
+// transfers (120 KB) tens of microseconds, not hundreds.
 func signedBytes(seq uint64, subject string, data []byte) []byte {
-	b := make([]byte, 8, 8+len(subject)+1+len(data))
-	binary.BigEndian.PutUint64(b, seq)
-	b = append(b, subject...)
-	b = append(b, 0)
-	return append(b, data...)
+	h := sha256.New()
+	var n [8]byte
+	binary.BigEndian.PutUint64(n[:], seq)
+	h.Write(n[:])
+	h.Write([]byte(subject))
+	h.Write([]byte{0})
+	h.Write(data)
+	return h.Sum(nil)
 }
 
 // sign returns the headers that sign the entry appended as sequence seq.
