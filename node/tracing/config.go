@@ -108,7 +108,8 @@ func (c *Config) check(chainConfig *params.ChainConfig) error {
 	if err := checkName(name, c.TracerConfig); err != nil {
 		return err
 	}
-	if _, err := tracers.DefaultDirectory.New(name, &tracers.Context{BlockNumber: new(big.Int)}, c.TracerConfig, chainConfig); err != nil {
+	b := &builder{txctx: &tracers.Context{BlockNumber: new(big.Int)}, chainConfig: chainConfig}
+	if _, err := b.named(name, c.TracerConfig); err != nil {
 		return fmt.Errorf("tracerConfig: %w", err)
 	}
 	c.copiesCalls = copiesCalls(name, c.TracerConfig)
