@@ -195,6 +195,10 @@ const spinCode = "0x5b600056"
 // until its gas runs out: a callTracer would copy 32 KiB per call.
 const identityLoopCode = "0x5b" + "6000" + "6000" + "618000" + "6000" + "6000" + "6004" + "5a" + "f1" + "50" + "6000" + "56"
 
+// keccakLoopCode hashes a new 32-byte word a turn until its gas runs out:
+// the preimage tracers keep every one.
+const keccakLoopCode = "0x5f5b600101805f5260205f2050600156"
+
 // A trace never answers more than the response may hold: the struct
 // logger stops recording past it, call tracers stop the EVM, and the error
 // says what to ask instead; a limit the client sets is honoured.
@@ -203,7 +207,9 @@ func TestTraceResultBounded(t *testing.T) {
 	n := newTestNode(t, 50*time.Millisecond, 10*time.Millisecond, func(tc *testConfig) { tc.rpc.BatchResponseLimit = room })
 	spinner := common.HexToAddress("0x0000000000000000000000000000000000005917")
 	caller := common.HexToAddress("0x000000000000000000000000000000000000ca11")
-	overrides := map[string]any{spinner.Hex(): map[string]any{"code": spinCode}, caller.Hex(): map[string]any{"code": identityLoopCode}}
+	hasher := common.HexToAddress("0x000000000000000000000000000000000000ca5e")
+	overrides := map[string]any{spinner.Hex(): map[string]any{"code": spinCode}, caller.Hex(): map[string]any{"code": identityLoopCode},
+		hasher.Hex(): map[string]any{"code": keccakLoopCode}}
 	trace := func(to common.Address, cfg map[string]any) rpcResponse {
 		cfg["stateOverrides"] = overrides
 		return n.call("debug_traceCall", map[string]any{"to": to, "gas": "0x100000"}, "latest", cfg)
@@ -216,8 +222,10 @@ func TestTraceResultBounded(t *testing.T) {
 		{"struct logger", spinner, map[string]any{}},
 		{"struct logger with memory", caller, map[string]any{"enableMemory": true}},
 		{"callTracer", caller, map[string]any{"tracer": "callTracer"}},
-		{"flatCallTracer", caller, map[string]any{"tracer": "flatCallTracer"}},
+		{"flatCallTracer", caller, map[string]any{"tracer": "flatCallTracer", "tracerConfig": map[string]any{"includePrecompiles": true}}},
 		{"muxTracer", caller, map[string]any{"tracer": "muxTracer", "tracerConfig": map[string]any{"callTracer": map[string]any{}}}},
+		{"keccak256PreimageTracer", hasher, map[string]any{"tracer": "keccak256PreimageTracer"}},
+		{"erc7562Tracer", hasher, map[string]any{"tracer": "erc7562Tracer"}},
 	} {
 		resp := trace(c.to, c.cfg)
 		switch {
@@ -227,8 +235,10 @@ func TestTraceResultBounded(t *testing.T) {
 			t.Errorf("%s: error %d %q, want -32003 naming the limit option and native tracers", c.name, resp.Error.Code, resp.Error.Message)
 		}
 	}
-	// Within a limit the client sets, or with a tracer that records little.
-	for _, cfg := range []map[string]any{{"limit": 4096}, {"tracer": "callTracer", "tracerConfig": map[string]any{"onlyTopCall": true}}, {"tracer": "4byteTracer"}} {
+	// Within a limit the client sets, or with a tracer that records little
+	// (flatCallTracer leaves calls to precompiles out).
+	for _, cfg := range []map[string]any{{"limit": 4096}, {"tracer": "callTracer", "tracerConfig": map[string]any{"onlyTopCall": true}},
+		{"tracer": "4byteTracer"}, {"tracer": "flatCallTracer"}} {
 		if resp := trace(caller, cfg); resp.Error != nil || len(resp.Result) > room {
 			t.Errorf("%v: %v, %d bytes", cfg, resp.Error, len(resp.Result))
 		}

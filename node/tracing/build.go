@@ -7,21 +7,24 @@ import (
 	"strings"
 
 	"github.com/ethereum/go-ethereum/eth/tracers"
+	"github.com/ethereum/go-ethereum/eth/tracers/logger"
 	"github.com/ethereum/go-ethereum/eth/tracers/native"
 	"github.com/ethereum/go-ethereum/params"
 )
 
-// Tracers are built here rather than by go-ethereum's directory alone:
-// some have no Stop (keccak256PreimageTracer's is nil, and the muxTracer
-// calls each child's), and a timeout or a client's hang-up stops a trace
-// from another goroutine, where a nil Stop took the node down. Every
-// tracer here has one, a mux's children included: the mux is built here
-// over children built here.
+// Tracers are built here rather than by go-ethereum's directory alone, for
+// two reasons. Some have no Stop (keccak256PreimageTracer's is nil, and
+// the muxTracer calls each child's), and a timeout or a client's hang-up
+// stops a trace from another goroutine, where a nil Stop took the node
+// down: every tracer here, a mux's children included, has one. And each
+// gets the meter that bounds what it keeps (guard.go), which a mux cannot
+// give its children: the mux is built here over children built here.
 
-// builder builds one transaction's tracers.
+// builder builds one transaction's tracers: g, when not nil, meters them.
 type builder struct {
 	txctx       *tracers.Context
 	chainConfig *params.ChainConfig
+	g           *guard
 }
 
 // named builds the tracer name with its configuration.
@@ -38,6 +41,16 @@ func (b *builder) named(name string, cfg json.RawMessage) (*tracers.Tracer, erro
 	}
 	if t.Stop == nil {
 		t.Stop = func(error) {}
+	}
+	if b.g == nil {
+		return t, nil
+	}
+	m, err := newMeter(name, cfg, b.chainConfig)
+	if err != nil {
+		return nil, err
+	}
+	if m != nil {
+		t.Hooks = b.g.wrap(t.Hooks, m)
 	}
 	return t, nil
 }
@@ -59,6 +72,60 @@ func (b *builder) mux(cfg json.RawMessage) (*tracers.Tracer, error) {
 		children = append(children, t)
 	}
 	return native.NewMuxTracer(names, children)
+}
+
+// newMeter is the meter of the tracer name with cfg (which the tracer
+// accepted), or nil for one that keeps nothing that grows (noopTracer).
+func newMeter(name string, cfg json.RawMessage, chainConfig *params.ChainConfig) (*meter, error) {
+	switch name {
+	case "callTracer":
+		var c struct{ OnlyTopCall bool }
+		if err := json.Unmarshal(cfg, &c); err != nil {
+			return nil, err
+		}
+		return (&frames{least: callFrameLeast, onlyTop: c.OnlyTopCall}).meter(), nil
+	case "flatCallTracer":
+		var c struct{ IncludePrecompiles bool }
+		if err := json.Unmarshal(cfg, &c); err != nil {
+			return nil, err
+		}
+		f := &frames{least: callFrameLeast, flat: true, dropsPrecompiles: !c.IncludePrecompiles, chainConfig: chainConfig}
+		return f.meter(), nil
+	case "erc7562Tracer":
+		var c erc7562Config
+		if err := json.Unmarshal(cfg, &c); err != nil {
+			return nil, err
+		}
+		return newERC7562(c).meter(), nil
+	case "keccak256PreimageTracer":
+		return keccakMeter(), nil
+	case "prestateTracer":
+		var c native.PrestateTracerConfig
+		if err := json.Unmarshal(cfg, &c); err != nil {
+			return nil, err
+		}
+		return prestateMeter(c, chainConfig), nil
+	case "4byteTracer":
+		return fourByteMeter(chainConfig), nil
+	}
+	return nil, nil
+}
+
+// structLogger is the struct logger with cfg, recording at most limit
+// bytes of logs; g, when not nil, meters it.
+func structLogger(cfg logger.Config, limit int, g *guard) *tracers.Tracer {
+	metered := cfg.Limit <= 0 || cfg.Limit >= limit
+	if metered {
+		cfg.Limit = limit
+	}
+	l := logger.NewStructLogger(&cfg)
+	t := &tracers.Tracer{Hooks: l.Hooks(), GetResult: l.GetResult, Stop: l.Stop}
+	// A smaller limit of the request's own keeps the logs within it: the
+	// result is what it asked for, never refused.
+	if g != nil && metered {
+		t.Hooks = g.wrap(t.Hooks, structLogMeter(cfg))
+	}
+	return t
 }
 
 // describe names the tracer of cfg in errors: a muxTracer with its

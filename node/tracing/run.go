@@ -119,16 +119,14 @@ func (e *Env) run(cfg *Config, tx *types.Transaction, msg *core.Message, txctx *
 	if room <= 0 {
 		return nil, &TooLargeError{Room: max(room, 0)}
 	}
-	tracer, err := cfg.newTracer(txctx, e.Config, room)
+	g := &guard{room: room}
+	tracer, err := cfg.newTracer(txctx, e.Config, room, g)
 	if err != nil {
 		return nil, err
 	}
 	stop := &stopper{tracer: tracer, name: cfg.describe(), task: e.Task}
-	hooks := tracer.Hooks
-	if cfg.copiesCalls {
-		hooks = (&guard{room: room, stop: func() { stop.stop(&TooLargeError{Room: room}) }}).wrap(hooks)
-	}
-	evm := vm.NewEVM(vmctx, state.NewHookedState(st, hooks), e.Config, vm.Config{Tracer: hooks, NoBaseFee: true})
+	g.stop = func() { stop.stop(&TooLargeError{Room: room}) }
+	evm := vm.NewEVM(vmctx, state.NewHookedState(st, tracer.Hooks), e.Config, vm.Config{Tracer: tracer.Hooks, NoBaseFee: true})
 	defer evm.Release()
 	stop.evm = evm
 	if precompiles != nil {
@@ -227,22 +225,18 @@ func timeoutError(d time.Duration, capped bool) error {
 	return fmt.Errorf("%w (this node traces a transaction for at most %v, --rpc.evmtimeout)", errTimeout, d)
 }
 
-// newTracer builds cfg's tracer for one transaction; the struct logger
-// stops recording once its logs pass room bytes (or the request's smaller
-// "limit"), so that it never holds much more than the response can take.
-func (c *Config) newTracer(txctx *tracers.Context, chainConfig *params.ChainConfig, room int) (*tracers.Tracer, error) {
+// newTracer builds cfg's tracer for one transaction, metered by g (see
+// guard.go); the struct logger stops recording once its logs pass room
+// bytes (or the request's smaller "limit").
+func (c *Config) newTracer(txctx *tracers.Context, chainConfig *params.ChainConfig, room int, g *guard) (*tracers.Tracer, error) {
 	if name, ok := c.tracerName(); ok {
-		return (&builder{txctx: txctx, chainConfig: chainConfig}).named(name, c.TracerConfig)
+		return (&builder{txctx: txctx, chainConfig: chainConfig, g: g}).named(name, c.TracerConfig)
 	}
 	var lc logger.Config
 	if c.Config != nil {
 		lc = *c.Config
 	}
-	if lc.Limit <= 0 || lc.Limit > room {
-		lc.Limit = room
-	}
-	l := logger.NewStructLogger(&lc)
-	return &tracers.Tracer{Hooks: l.Hooks(), GetResult: l.GetResult, Stop: l.Stop}, nil
+	return structLogger(lc, room, g), nil
 }
 
 // describe names cfg's tracer in errors.
