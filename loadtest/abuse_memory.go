@@ -9,6 +9,7 @@ import (
 	"math"
 	"math/big"
 	"net/http"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -87,12 +88,22 @@ func (w *countingWriter) Write(p []byte) (int, error) {
 // duration is over (each at least once), each request within
 // -request-timeout.
 func (b *battery) repeatStreams(ctx context.Context, n int, body, marker []byte) []streamed {
-	client := b.attackerHTTP(n)
+	var all []streamed
+	for _, rs := range b.repeatEach(ctx, slices.Repeat([][]byte{body}, n), marker) {
+		all = append(all, rs...)
+	}
+	return all
+}
+
+// repeatEach runs a worker per body, as repeatStreams, and returns each
+// one's requests.
+func (b *battery) repeatEach(ctx context.Context, bodies [][]byte, marker []byte) [][]streamed {
+	client := b.attackerHTTP(len(bodies))
 	defer client.CloseIdleConnections()
 	end := time.Now().Add(b.cfg.Duration)
-	results := make([][]streamed, n)
+	results := make([][]streamed, len(bodies))
 	var wg sync.WaitGroup
-	for w := range n {
+	for w, body := range bodies {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -104,11 +115,7 @@ func (b *battery) repeatStreams(ctx context.Context, n int, body, marker []byte)
 		}()
 	}
 	wg.Wait()
-	var all []streamed
-	for _, r := range results {
-		all = append(all, r...)
-	}
-	return all
+	return results
 }
 
 // describeStreams sums the requests up: counts, sizes, errors, latency.

@@ -55,6 +55,11 @@ type fakeNode struct {
 	running      atomic.Int64 // call_pool_running
 	batches      atomic.Int64
 	answer       []byte // eth_feeHistory's result
+	// tracesCrash makes debug_traceCall end its connection unanswered, as
+	// a node that died of it did; otherwise a trace with a timeout of
+	// 1ms answers "execution timeout", and others -32003.
+	tracesCrash bool
+	traces      atomic.Int64
 }
 
 func newFakeNode(t *testing.T) *fakeNode {
@@ -97,11 +102,28 @@ func (n *fakeNode) rpc(w http.ResponseWriter, r *http.Request) {
 	case "eth_feeHistory":
 		result = n.answer
 	case "eth_getBalance", "eth_call":
+	case "debug_traceCall":
+		n.traceCall(w, req.ID, body)
+		return
 	default:
 		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"no such method"}}`, req.ID)
 		return
 	}
 	fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":%s}`, req.ID, result)
+}
+
+func (n *fakeNode) traceCall(w http.ResponseWriter, id json.RawMessage, body []byte) {
+	n.traces.Add(1)
+	switch {
+	case n.tracesCrash:
+		if c, _, err := http.NewResponseController(w).Hijack(); err == nil {
+			c.Close()
+		}
+	case bytes.Contains(body, []byte(`"timeout":"1ms"`)):
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32000,"message":"execution timeout"}}`, id)
+	default:
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32003,"message":"trace larger than the 25000000 bytes left in the response"}}`, id)
+	}
 }
 
 func (n *fakeNode) ws(w http.ResponseWriter, r *http.Request) {

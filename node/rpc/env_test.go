@@ -27,7 +27,7 @@ import (
 
 // testNode is an in-memory preview chain with a sequencer and an RPC server.
 type testNode struct {
-	t     *testing.T
+	t     testing.TB
 	srv   *Server
 	chain *chain.Chain
 	pool  *txpool.Pool
@@ -48,7 +48,7 @@ type option func(*testConfig)
 
 // newTestNode starts a node producing a block every blockTime; options
 // adjust its configuration.
-func newTestNode(t *testing.T, blockTime, preconf time.Duration, options ...option) *testNode {
+func newTestNode(t testing.TB, blockTime, preconf time.Duration, options ...option) *testNode {
 	t.Helper()
 	genesis, err := chain.PreviewGenesis(common.Address{0xfa})
 	if err != nil {
@@ -97,6 +97,13 @@ func newTestNode(t *testing.T, blockTime, preconf time.Duration, options ...opti
 		t.Fatal(err)
 	}
 	return &testNode{t: t, srv: srv, chain: c, pool: txs, store: store, keys: keys}
+}
+
+// on is n for the test t, one of a fuzz test's inputs.
+func (n *testNode) on(t *testing.T) *testNode {
+	c := *n
+	c.t = t
+	return &c
 }
 
 // rpcResponse is one decoded JSON-RPC response.

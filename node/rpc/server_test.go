@@ -152,7 +152,7 @@ func TestMisc(t *testing.T) {
 }
 
 // waitFor polls cond every few milliseconds.
-func waitFor(t *testing.T, what string, cond func() bool) {
+func waitFor(t testing.TB, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for !cond() {

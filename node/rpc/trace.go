@@ -135,10 +135,20 @@ func (s *Server) traceBlock(r *request, b *tracing.Block, cfg *tracing.Config) e
 }
 
 // traced runs fn under the eth_call bound with no time limit of its own:
-// the tracer's timeout limits each transaction.
+// the tracer's timeout limits each transaction. A panic in fn is the
+// request's error: the tracers recover their own (node/tracing), and the
+// rest (a block's replay, the state overrides) is go-ethereum's code run
+// on a client's input too, on a goroutine nothing else recovers.
 func (s *Server) traced(r *request, fn func(env *tracing.Env) error) error {
 	var err error
-	if berr := s.b.Calls.Do(r.caller(), 0, func(task *pool.Task) { err = fn(s.traceEnv(task)) }); berr != nil {
+	if berr := s.b.Calls.Do(r.caller(), 0, func(task *pool.Task) {
+		defer func() {
+			if p := recover(); p != nil {
+				err = fmt.Errorf("tracing failed: %v", p)
+			}
+		}()
+		err = fn(s.traceEnv(task))
+	}); berr != nil {
 		return berr
 	}
 	var tooLarge *tracing.TooLargeError

@@ -212,7 +212,10 @@ var traceConfigs = []map[string]any{
 	{"tracer": "4byteTracer"},
 	{"tracer": "noopTracer"},
 	{"tracer": "flatCallTracer"},
+	{"tracer": "erc7562Tracer", "tracerConfig": map[string]any{"withLog": true}},
+	{"tracer": "keccak256PreimageTracer"},
 	{"tracer": "muxTracer", "tracerConfig": map[string]any{"callTracer": map[string]any{"withLog": true}, "4byteTracer": nil, "prestateTracer": map[string]any{"diffMode": true}}},
+	{"tracer": "muxTracer", "tracerConfig": map[string]any{"keccak256PreimageTracer": nil, "muxTracer": map[string]any{"erc7562Tracer": nil, "flatCallTracer": nil}}},
 }
 
 // gethConfig decodes cfg as go-ethereum's RPC server would.

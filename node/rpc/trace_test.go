@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/big"
+	"net"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +14,8 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/stocknode/stocknode/node/chain"
+	"github.com/stocknode/stocknode/peer"
+	"github.com/stocknode/stocknode/pool"
 )
 
 // callFrame is the part of a callTracer frame the tests read.
@@ -192,6 +195,10 @@ const spinCode = "0x5b600056"
 // until its gas runs out: a callTracer would copy 32 KiB per call.
 const identityLoopCode = "0x5b" + "6000" + "6000" + "618000" + "6000" + "6000" + "6004" + "5a" + "f1" + "50" + "6000" + "56"
 
+// keccakLoopCode hashes a new 32-byte word a turn until its gas runs out:
+// the preimage tracers keep every one.
+const keccakLoopCode = "0x5f5b600101805f5260205f2050600156"
+
 // A trace never answers more than the response may hold: the struct
 // logger stops recording past it, call tracers stop the EVM, and the error
 // says what to ask instead; a limit the client sets is honoured.
@@ -200,7 +207,9 @@ func TestTraceResultBounded(t *testing.T) {
 	n := newTestNode(t, 50*time.Millisecond, 10*time.Millisecond, func(tc *testConfig) { tc.rpc.BatchResponseLimit = room })
 	spinner := common.HexToAddress("0x0000000000000000000000000000000000005917")
 	caller := common.HexToAddress("0x000000000000000000000000000000000000ca11")
-	overrides := map[string]any{spinner.Hex(): map[string]any{"code": spinCode}, caller.Hex(): map[string]any{"code": identityLoopCode}}
+	hasher := common.HexToAddress("0x000000000000000000000000000000000000ca5e")
+	overrides := map[string]any{spinner.Hex(): map[string]any{"code": spinCode}, caller.Hex(): map[string]any{"code": identityLoopCode},
+		hasher.Hex(): map[string]any{"code": keccakLoopCode}}
 	trace := func(to common.Address, cfg map[string]any) rpcResponse {
 		cfg["stateOverrides"] = overrides
 		return n.call("debug_traceCall", map[string]any{"to": to, "gas": "0x100000"}, "latest", cfg)
@@ -213,8 +222,10 @@ func TestTraceResultBounded(t *testing.T) {
 		{"struct logger", spinner, map[string]any{}},
 		{"struct logger with memory", caller, map[string]any{"enableMemory": true}},
 		{"callTracer", caller, map[string]any{"tracer": "callTracer"}},
-		{"flatCallTracer", caller, map[string]any{"tracer": "flatCallTracer"}},
+		{"flatCallTracer", caller, map[string]any{"tracer": "flatCallTracer", "tracerConfig": map[string]any{"includePrecompiles": true}}},
 		{"muxTracer", caller, map[string]any{"tracer": "muxTracer", "tracerConfig": map[string]any{"callTracer": map[string]any{}}}},
+		{"keccak256PreimageTracer", hasher, map[string]any{"tracer": "keccak256PreimageTracer"}},
+		{"erc7562Tracer", hasher, map[string]any{"tracer": "erc7562Tracer"}},
 	} {
 		resp := trace(c.to, c.cfg)
 		switch {
@@ -224,8 +235,10 @@ func TestTraceResultBounded(t *testing.T) {
 			t.Errorf("%s: error %d %q, want -32003 naming the limit option and native tracers", c.name, resp.Error.Code, resp.Error.Message)
 		}
 	}
-	// Within a limit the client sets, or with a tracer that records little.
-	for _, cfg := range []map[string]any{{"limit": 4096}, {"tracer": "callTracer", "tracerConfig": map[string]any{"onlyTopCall": true}}, {"tracer": "4byteTracer"}} {
+	// Within a limit the client sets, or with a tracer that records little
+	// (flatCallTracer leaves calls to precompiles out).
+	for _, cfg := range []map[string]any{{"limit": 4096}, {"tracer": "callTracer", "tracerConfig": map[string]any{"onlyTopCall": true}},
+		{"tracer": "4byteTracer"}, {"tracer": "flatCallTracer"}} {
 		if resp := trace(caller, cfg); resp.Error != nil || len(resp.Result) > room {
 			t.Errorf("%v: %v, %d bytes", cfg, resp.Error, len(resp.Result))
 		}
@@ -268,6 +281,86 @@ func TestTraceTimeouts(t *testing.T) {
 	if resp := spin(deadline, map[string]any{"timeout": "1m"}); resp.Error == nil || resp.Error.Code != -32002 {
 		t.Errorf("request past its deadline: %+v, want -32002", resp.Error)
 	}
+}
+
+// crashTracers are tracers that took the node down when stopped: their
+// Stop was nil (keccak256PreimageTracer's) or called one that was (a
+// muxTracer's over it).
+var crashTracers = []map[string]any{
+	{"tracer": "keccak256PreimageTracer"},
+	{"tracer": "muxTracer", "tracerConfig": map[string]any{"keccak256PreimageTracer": map[string]any{}}},
+	{"tracer": "muxTracer", "tracerConfig": map[string]any{"callTracer": map[string]any{}, "muxTracer": map[string]any{"keccak256PreimageTracer": map[string]any{}}}},
+}
+
+// The black-box test's request: one unauthenticated debug_traceCall whose
+// timeout stopped a tracer without a Stop, in the timer's goroutine,
+// outside any recover: the node died. It answers the timeout now, and
+// serves on.
+func TestTraceTimeoutOfEveryTracer(t *testing.T) {
+	n := newTestNode(t, 0, 0)
+	const curl = `{"jsonrpc":"2.0","id":1,"method":"debug_traceCall","params":[{"to":"0x00000000000000000000000000000000000c0de1","gas":"0x2faf080"},"latest",` +
+		`{"tracer":"keccak256PreimageTracer","timeout":"1ms","stateOverrides":{"0x00000000000000000000000000000000000c0de1":{"code":"0x5b600056"}}}]}`
+	var resp rpcResponse
+	if err := json.Unmarshal([]byte(n.raw(curl)), &resp); err != nil || resp.Error == nil || resp.Error.Message != "execution timeout" {
+		t.Errorf("the black-box request: %+v (%v), want execution timeout", resp.Error, err)
+	}
+	spinner := common.HexToAddress("0x00000000000000000000000000000000000c0de1")
+	for _, cfg := range crashTracers {
+		cfg["timeout"] = "1ms"
+		cfg["stateOverrides"] = map[string]any{spinner.Hex(): map[string]any{"code": spinCode}}
+		resp := n.call("debug_traceCall", map[string]any{"to": spinner, "gas": "0x2faf080"}, "latest", cfg)
+		if resp.Error == nil || resp.Error.Message != "execution timeout" {
+			t.Errorf("%v: %+v, want execution timeout", cfg["tracerConfig"], resp.Error)
+		}
+	}
+	var head hexutil.Uint64
+	n.result(&head, "eth_blockNumber")
+}
+
+// A trace whose client hangs up is stopped by the call pool's monitor, in
+// its goroutine: under these tracers, that too ended the node.
+func TestTraceStopsWhenClientLeaves(t *testing.T) {
+	n := newTestNode(t, 0, 0, func(tc *testConfig) {
+		c := &tc.rpc
+		c.EVMTimeout, c.GasCap = time.Minute, 1<<40
+	})
+	spinner := common.HexToAddress("0x00000000000000000000000000000000000c0de1")
+	for _, cfg := range crashTracers {
+		cfg["timeout"] = "1m"
+		cfg["stateOverrides"] = map[string]any{spinner.Hex(): map[string]any{"code": spinCode}}
+		body, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "debug_traceCall",
+			"params": []any{map[string]any{"to": spinner, "gas": hexutil.Uint64(1 << 40)}, "latest", cfg}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, _ := n.srv.HandleFrom(peer.FromConn(hungUp(t)), body, nil, nil)
+		if !strings.Contains(string(out), pool.ErrGone.Error()) {
+			t.Errorf("%v: %s, want %q", cfg["tracerConfig"], out, pool.ErrGone)
+		}
+	}
+	var head hexutil.Uint64
+	n.result(&head, "eth_blockNumber")
+}
+
+// hungUp is the server's end of a connection whose client has closed it.
+func hungUp(t *testing.T) net.Conn {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	client, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	server, err := ln.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { server.Close() })
+	client.Close()
+	return server
 }
 
 // A full node's pruned states answer the chain's clear error.

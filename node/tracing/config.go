@@ -47,9 +47,6 @@ func tracerNames() []string {
 type Config struct {
 	tracers.TraceConfig
 	timeout time.Duration // 0: DefaultTimeout
-	// copiesCalls: the tracer keeps every call frame's input and output
-	// (see guard.go).
-	copiesCalls bool
 }
 
 // CallConfig is debug_traceCall's configuration: go-ethereum's
@@ -108,10 +105,10 @@ func (c *Config) check(chainConfig *params.ChainConfig) error {
 	if err := checkName(name, c.TracerConfig); err != nil {
 		return err
 	}
-	if _, err := tracers.DefaultDirectory.New(name, &tracers.Context{BlockNumber: new(big.Int)}, c.TracerConfig, chainConfig); err != nil {
+	b := &builder{txctx: &tracers.Context{BlockNumber: new(big.Int)}, chainConfig: chainConfig}
+	if _, err := b.named(name, c.TracerConfig); err != nil {
 		return fmt.Errorf("tracerConfig: %w", err)
 	}
-	c.copiesCalls = copiesCalls(name, c.TracerConfig)
 	return nil
 }
 

@@ -5,6 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path"
+	"runtime"
+	"strings"
 	"sync"
 	"time"
 
@@ -53,21 +56,44 @@ func (e *TooLargeError) Error() string {
 		"or use a native tracer such as callTracer", e.Room)
 }
 
-// stopper ends a trace once: it stops the tracer with a reason, which
-// GetResult then answers, and cancels the EVM. As the request's task's
-// Canceler it stops with the task's own reason.
+// stopper ends a trace once: it stops the tracer with a reason, which the
+// trace then answers, and cancels the EVM. As the request's task's
+// Canceler it stops with the task's own reason. It is called from other
+// goroutines than the trace's (the timeout's timer, the call pool's
+// monitor on a client's hang-up, the node's shutdown), where a panic would
+// end the process: a tracer's Stop that panics makes the trace's answer
+// an error instead.
 type stopper struct {
 	once   sync.Once
 	tracer *tracers.Tracer
+	name   string // the tracer, for errors
 	evm    *vm.EVM
 	task   Task
+
+	mu     sync.Mutex
+	reason error
 }
 
 func (s *stopper) stop(err error) {
 	s.once.Do(func() {
-		s.tracer.Stop(err)
+		reason := s.stopTracer(err)
+		s.mu.Lock()
+		s.reason = reason
+		s.mu.Unlock()
 		s.evm.Cancel()
 	})
+}
+
+// stopTracer calls the tracer's Stop and returns the reason the trace
+// answers: err, or the panic of the Stop.
+func (s *stopper) stopTracer(err error) (reason error) {
+	defer func() {
+		if p := recover(); p != nil {
+			reason = fmt.Errorf("tracing failed: stopping %s crashed: %v", s.name, p)
+		}
+	}()
+	s.tracer.Stop(err)
+	return err
 }
 
 // Cancel is the task's: the request is over.
@@ -79,6 +105,13 @@ func (s *stopper) Cancel() {
 	s.stop(err)
 }
 
+// stopped is why the trace was stopped, or nil.
+func (s *stopper) stopped() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.reason
+}
+
 // run is go-ethereum's API.traceTx: msg (of tx) traced in block context
 // vmctx on st, with the node's bounds. room is what the response has left.
 func (e *Env) run(cfg *Config, tx *types.Transaction, msg *core.Message, txctx *tracers.Context,
@@ -86,16 +119,14 @@ func (e *Env) run(cfg *Config, tx *types.Transaction, msg *core.Message, txctx *
 	if room <= 0 {
 		return nil, &TooLargeError{Room: max(room, 0)}
 	}
-	tracer, err := cfg.newTracer(txctx, e.Config, room)
+	g := &guard{room: room}
+	tracer, err := cfg.newTracer(txctx, e.Config, room, g)
 	if err != nil {
 		return nil, err
 	}
-	stop := &stopper{tracer: tracer, task: e.Task}
-	hooks := tracer.Hooks
-	if cfg.copiesCalls {
-		hooks = (&guard{room: room, stop: func() { stop.stop(&TooLargeError{Room: room}) }}).wrap(hooks)
-	}
-	evm := vm.NewEVM(vmctx, state.NewHookedState(st, hooks), e.Config, vm.Config{Tracer: hooks, NoBaseFee: true})
+	stop := &stopper{tracer: tracer, name: cfg.describe(), task: e.Task}
+	g.stop = func() { stop.stop(&TooLargeError{Room: room}) }
+	evm := vm.NewEVM(vmctx, state.NewHookedState(st, tracer.Hooks), e.Config, vm.Config{Tracer: tracer.Hooks, NoBaseFee: true})
 	defer evm.Release()
 	stop.evm = evm
 	if precompiles != nil {
@@ -104,10 +135,13 @@ func (e *Env) run(cfg *Config, tx *types.Transaction, msg *core.Message, txctx *
 		defer e.Precompiles(evm)()
 	}
 	// Tracers are a large body of code run on clients' input: a panic is
-	// this request's error, not the node's end.
+	// this request's error, not the node's end. One stopped early may
+	// crash on what it did not record (callTracer stopped before its
+	// first frame reads it at the transaction's end): the reason it was
+	// stopped is then the answer.
 	defer func() {
 		if p := recover(); p != nil {
-			res, err = nil, fmt.Errorf("tracing failed: tracer crashed: %v", p)
+			res, err = nil, e.crashed(stop, p, panicSite())
 		}
 	}()
 	timeout, capped := e.timeout(cfg)
@@ -124,6 +158,11 @@ func (e *Env) run(cfg *Config, tx *types.Transaction, msg *core.Message, txctx *
 	if err != nil {
 		return nil, fmt.Errorf("tracing failed: %w", err)
 	}
+	// A stopped tracer's result is the reason it was stopped: a tracer
+	// without a Stop of its own would answer what it had recorded.
+	if reason := stop.stopped(); reason != nil {
+		return nil, reason
+	}
 	if res, err = tracer.GetResult(); err != nil {
 		return nil, err
 	}
@@ -131,6 +170,38 @@ func (e *Env) run(cfg *Config, tx *types.Transaction, msg *core.Message, txctx *
 		return nil, &TooLargeError{Room: room}
 	}
 	return res, nil
+}
+
+// crashed is the answer of a trace whose tracer panicked with p in the
+// function site.
+func (e *Env) crashed(stop *stopper, p any, site string) error {
+	if cause := e.Task.Err(); cause != nil {
+		return cause
+	}
+	if reason := stop.stopped(); reason != nil {
+		return reason
+	}
+	return fmt.Errorf("tracing failed: %s crashed: %v (in %s)", stop.name, p, site)
+}
+
+// panicSite is the function that panicked, called from a deferred
+// function while it recovers: the first caller past the runtime's panic
+// frames, by its package's last element ("native.(*erc7562Tracer).OnOpcode").
+func panicSite() string {
+	pcs := make([]uintptr, 32)
+	frames := runtime.CallersFrames(pcs[:runtime.Callers(3, pcs)])
+	panicking := false
+	for {
+		f, more := frames.Next()
+		inRuntime := strings.HasPrefix(f.Function, "runtime.")
+		if panicking && !inRuntime {
+			return path.Base(f.Function)
+		}
+		panicking = panicking || inRuntime
+		if !more {
+			return "unknown"
+		}
+	}
 }
 
 // timeout is cfg's trace timeout and whether the node's cap cut it.
@@ -154,20 +225,22 @@ func timeoutError(d time.Duration, capped bool) error {
 	return fmt.Errorf("%w (this node traces a transaction for at most %v, --rpc.evmtimeout)", errTimeout, d)
 }
 
-// newTracer builds cfg's tracer for one transaction; the struct logger
-// stops recording once its logs pass room bytes (or the request's smaller
-// "limit"), so that it never holds much more than the response can take.
-func (c *Config) newTracer(txctx *tracers.Context, chainConfig *params.ChainConfig, room int) (*tracers.Tracer, error) {
+// newTracer builds cfg's tracer for one transaction, metered by g (see
+// guard.go); the struct logger stops recording once its logs pass room
+// bytes (or the request's smaller "limit").
+func (c *Config) newTracer(txctx *tracers.Context, chainConfig *params.ChainConfig, room int, g *guard) (*tracers.Tracer, error) {
 	if name, ok := c.tracerName(); ok {
-		return tracers.DefaultDirectory.New(name, txctx, c.TracerConfig, chainConfig)
+		return (&builder{txctx: txctx, chainConfig: chainConfig, g: g}).named(name, c.TracerConfig)
 	}
 	var lc logger.Config
 	if c.Config != nil {
 		lc = *c.Config
 	}
-	if lc.Limit <= 0 || lc.Limit > room {
-		lc.Limit = room
-	}
-	l := logger.NewStructLogger(&lc)
-	return &tracers.Tracer{Hooks: l.Hooks(), GetResult: l.GetResult, Stop: l.Stop}, nil
+	return structLogger(lc, room, g), nil
+}
+
+// describe names cfg's tracer in errors.
+func (c *Config) describe() string {
+	name, _ := c.tracerName()
+	return describe(name, c.TracerConfig)
 }

@@ -1,13 +1,10 @@
 package tracing
 
 import (
-	"encoding/json"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/ethereum/go-ethereum/common"
-	"github.com/ethereum/go-ethereum/core/tracing"
 	"github.com/ethereum/go-ethereum/eth/tracers"
 	"github.com/ethereum/go-ethereum/params"
 )
@@ -26,21 +23,20 @@ func TestParseConfig(t *testing.T) {
 		raw     string
 		tracer  string // "" for the struct logger
 		timeout time.Duration
-		copies  bool
 		err     string
 	}{
 		{raw: "", timeout: 0},
 		{raw: `{}`},
 		{raw: `{"tracer": ""}`},
 		{raw: `{"enableMemory": true, "limit": 10, "reexec": 128}`},
-		{raw: `{"tracer": "callTracer"}`, tracer: "callTracer", copies: true},
+		{raw: `{"tracer": "callTracer"}`, tracer: "callTracer"},
 		{raw: `{"tracer": "callTracer", "tracerConfig": {"onlyTopCall": true}}`, tracer: "callTracer"},
-		{raw: `{"tracer": "callTracer", "tracerConfig": {"withLog": true}, "timeout": "10s"}`, tracer: "callTracer", timeout: 10 * time.Second, copies: true},
-		{raw: `{"tracer": "flatCallTracer"}`, tracer: "flatCallTracer", copies: true},
+		{raw: `{"tracer": "callTracer", "tracerConfig": {"withLog": true}, "timeout": "10s"}`, tracer: "callTracer", timeout: 10 * time.Second},
+		{raw: `{"tracer": "flatCallTracer"}`, tracer: "flatCallTracer"},
 		{raw: `{"tracer": "prestateTracer", "tracerConfig": {"diffMode": true}}`, tracer: "prestateTracer"},
 		{raw: `{"tracer": "4byteTracer"}`, tracer: "4byteTracer"},
 		{raw: `{"tracer": "muxTracer", "tracerConfig": {"4byteTracer": {}}}`, tracer: "muxTracer"},
-		{raw: `{"tracer": "muxTracer", "tracerConfig": {"4byteTracer": {}, "callTracer": {}}}`, tracer: "muxTracer", copies: true},
+		{raw: `{"tracer": "muxTracer", "tracerConfig": {"4byteTracer": {}, "callTracer": {}}}`, tracer: "muxTracer"},
 		{raw: `{"tracer": "jsTracer"}`, err: `unknown tracer "jsTracer"`},
 		{raw: `{"tracer": "` + strings.Repeat("x", 200) + `"}`, err: "...\": the tracers served are"},
 		{raw: `{"tracer": "muxTracer", "tracerConfig": {"nope": {}}}`, err: `muxTracer: unknown tracer "nope"`},
@@ -66,8 +62,8 @@ func TestParseConfig(t *testing.T) {
 			continue
 		}
 		name, _ := cfg.tracerName()
-		if name != c.tracer || cfg.timeout != c.timeout || cfg.copiesCalls != c.copies {
-			t.Errorf("%s: tracer %q timeout %v copies calls %v, want %q %v %v", c.raw, name, cfg.timeout, cfg.copiesCalls, c.tracer, c.timeout, c.copies)
+		if name != c.tracer || cfg.timeout != c.timeout {
+			t.Errorf("%s: tracer %q timeout %v, want %q %v", c.raw, name, cfg.timeout, c.tracer, c.timeout)
 		}
 	}
 }
@@ -118,32 +114,6 @@ func TestTimeout(t *testing.T) {
 		}
 		if err := timeoutError(got, capped); capped != strings.Contains(err.Error(), "--rpc.evmtimeout") || !strings.HasPrefix(err.Error(), "execution timeout") {
 			t.Errorf("timeout error %q", err)
-		}
-	}
-}
-
-// The guard stops a call tracer once the hex of the call data it copied
-// passes the room, through whichever form of the frame hooks the tracer has.
-func TestGuard(t *testing.T) {
-	for _, cfg := range []json.RawMessage{nil, []byte(`{"callTracer": {}}`)} {
-		name := "callTracer"
-		if cfg != nil {
-			name = "muxTracer"
-		}
-		tracer, err := tracers.DefaultDirectory.New(name, &tracers.Context{}, cfg, params.MergedTestChainConfig)
-		if err != nil {
-			t.Fatal(err)
-		}
-		stopped := 0
-		hooks := (&guard{room: 100, stop: func() { stopped++ }}).wrap(tracer.Hooks)
-		hooks.EmitEnter(0, 0xf1, common.Address{}, common.Address{}, make([]byte, 30), tracing.Gas{Execution: 100}, nil)
-		hooks.EmitExit(0, make([]byte, 20), tracing.Gas{Execution: 100}, tracing.Gas{}, nil, false)
-		if stopped != 0 {
-			t.Errorf("%s: stopped at 50 bytes (100 in hex) of a 100-byte room", name)
-		}
-		hooks.EmitEnter(1, 0xf1, common.Address{}, common.Address{}, make([]byte, 1), tracing.Gas{Execution: 10}, nil)
-		if stopped != 1 {
-			t.Errorf("%s: not stopped past the room", name)
 		}
 	}
 }
