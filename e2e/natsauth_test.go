@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -24,30 +23,11 @@ import (
 	"github.com/stocknode/stocknode/node/seqlog"
 )
 
-// permissionErrors collects the permission violations a connection hears.
-type permissionErrors struct {
-	mu   sync.Mutex
-	seen []string
-}
-
-func (p *permissionErrors) handler(_ *nats.Conn, _ *nats.Subscription, err error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.seen = append(p.seen, err.Error())
-}
-
-func (p *permissionErrors) wait(t *testing.T, what string) {
+// waitViolation waits for the server to report a permissions violation
+// naming what.
+func waitViolation(t *testing.T, v *natsauth.Violations, what string) {
 	t.Helper()
-	poll(t, testContext(t, 5*time.Second), "a permissions violation for "+what, func() bool {
-		p.mu.Lock()
-		defer p.mu.Unlock()
-		for _, e := range p.seen {
-			if strings.Contains(e, "Permissions Violation") && strings.Contains(e, what) {
-				return true
-			}
-		}
-		return false
-	})
+	poll(t, testContext(t, 5*time.Second), "a permissions violation for "+what, func() bool { return v.Has(what) })
 }
 
 // TestNATSListenerAttacks: the attacks of the hardening issue on a
@@ -69,12 +49,12 @@ func TestNATSListenerAttacks(t *testing.T) {
 		}
 	}
 
-	perms := new(permissionErrors)
+	perms := new(natsauth.Violations)
 	opts, key, err := natsauth.Client{NKeyFile: nkey}.Options()
 	if err != nil {
 		t.Fatal(err)
 	}
-	insider, err := nats.Connect(url, append(opts, nats.ErrorHandler(perms.handler))...)
+	insider, err := nats.Connect(url, append(opts, nats.ErrorHandler(perms.Handler))...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,12 +74,12 @@ func TestNATSListenerAttacks(t *testing.T) {
 		if err := insider.Publish(subj, payload); err != nil {
 			t.Fatal(err)
 		}
-		perms.wait(t, `Publish to "`+subj+`"`)
+		waitViolation(t, perms, `Publish to "`+subj+`"`)
 	}
 	if _, err := insider.QueueSubscribe("stocknode.84538453.relay.tx.*", "sequencer", func(m *nats.Msg) { _ = m.Respond([]byte{0}) }); err != nil {
 		t.Fatal(err)
 	}
-	perms.wait(t, "Subscription to")
+	waitViolation(t, perms, "Subscription to")
 
 	js, err := jetstream.New(insider)
 	if err != nil {

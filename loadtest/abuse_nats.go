@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net/netip"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -164,7 +163,7 @@ func (b *battery) natsDripAddresses(ctx context.Context) outcome {
 
 // natsInsiderConn connects with the replica's key, collecting the
 // permission violations the server reports.
-func (b *battery) natsInsiderConn() (*nats.Conn, *violationLog, error) {
+func (b *battery) natsInsiderConn() (*nats.Conn, *natsauth.Violations, error) {
 	if b.cfg.NATSURL == "" || b.cfg.NATSNKey == "" {
 		return nil, nil, errNoNATS
 	}
@@ -172,17 +171,17 @@ func (b *battery) natsInsiderConn() (*nats.Conn, *violationLog, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	perms := new(violationLog)
-	nc, err := nats.Connect(b.cfg.NATSURL, append(opts, nats.ErrorHandler(perms.add), nats.Timeout(b.cfg.StepTimeout))...)
+	perms := new(natsauth.Violations)
+	nc, err := nats.Connect(b.cfg.NATSURL, append(opts, nats.ErrorHandler(perms.Handler), nats.Timeout(b.cfg.StepTimeout))...)
 	if err != nil {
 		return nil, nil, fmt.Errorf("connect with the replica's key: %w", err)
 	}
 	return nc, perms, nil
 }
 
-func (b *battery) expectViolation(out *outcome, perms *violationLog, what, want string) {
+func (b *battery) expectViolation(out *outcome, perms *natsauth.Violations, what, want string) {
 	deadline := time.Now().Add(b.cfg.StepTimeout)
-	for !perms.has(want) {
+	for !perms.Has(want) {
 		if time.Now().After(deadline) {
 			out.unexpectedf("%s: no permissions violation within %v (accepted?)", what, b.cfg.StepTimeout)
 			return
@@ -202,27 +201,4 @@ func streamState(ctx context.Context, nc *nats.Conn, name string) (*jetstream.St
 		return nil, fmt.Errorf("stream %s: %w", name, err)
 	}
 	return s.Info(ctx)
-}
-
-// violationLog collects the errors a NATS server reports asynchronously.
-type violationLog struct {
-	mu   sync.Mutex
-	errs []string
-}
-
-func (v *violationLog) add(_ *nats.Conn, _ *nats.Subscription, err error) {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	v.errs = append(v.errs, err.Error())
-}
-
-func (v *violationLog) has(s string) bool {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	for _, e := range v.errs {
-		if strings.Contains(e, "Permissions Violation") && strings.Contains(e, s) {
-			return true
-		}
-	}
-	return false
 }

@@ -161,29 +161,21 @@ func writeSeed(file string, kp nkeys.KeyPair) error {
 	if err != nil {
 		return fmt.Errorf("nats keys: %w", err)
 	}
-	f, err := os.OpenFile(file, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		return fmt.Errorf("nats keys: %w", err)
-	}
-	_, err = f.Write(append(seed, '\n'))
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return fmt.Errorf("nats keys: write %s: %w", file, err)
-	}
-	return nil
+	return writeSynced(file, os.O_CREATE|os.O_EXCL, append(seed, '\n'))
 }
 
 func appendLine(file, line string) error {
-	f, err := os.OpenFile(file, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	return writeSynced(file, os.O_CREATE|os.O_APPEND, []byte(line))
+}
+
+// writeSynced writes data to file, opened with flag (and O_WRONLY), and
+// syncs it: a key the node reported is on disk.
+func writeSynced(file string, flag int, data []byte) error {
+	f, err := os.OpenFile(file, os.O_WRONLY|flag, 0o600)
 	if err != nil {
 		return fmt.Errorf("nats keys: %w", err)
 	}
-	_, err = f.WriteString(line)
+	_, err = f.Write(data)
 	if err == nil {
 		err = f.Sync()
 	}

@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -81,38 +80,15 @@ func scope() natsauth.Scope {
 	return natsauth.Scope{Stream: seqlog.StreamName(chainID), RelayRequests: func(id string) string { return relay.Requests(chainID, id) }}
 }
 
-// violations collects the permission errors the server sends a connection.
-type violations struct {
-	mu   sync.Mutex
-	errs []string
-}
-
-func (v *violations) handler(_ *nats.Conn, _ *nats.Subscription, err error) {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	v.errs = append(v.errs, err.Error())
-}
-
-func (v *violations) saw(what string) bool {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	for _, e := range v.errs {
-		if strings.Contains(e, "Permissions Violation") && strings.Contains(e, what) {
-			return true
-		}
-	}
-	return false
-}
-
 // connectReplica connects as the admitted replica does (natsauth.Client).
-func (s *sequencer) connectReplica(t *testing.T, v *violations) *nats.Conn {
+func (s *sequencer) connectReplica(t *testing.T, v *natsauth.Violations) *nats.Conn {
 	t.Helper()
 	opts, _, err := natsauth.Client{NKeyFile: natsauth.SeedFile(s.dir, natsauth.FirstReplica)}.Options()
 	if err != nil {
 		t.Fatal(err)
 	}
 	if v != nil {
-		opts = append(opts, nats.ErrorHandler(v.handler))
+		opts = append(opts, nats.ErrorHandler(v.Handler))
 	}
 	nc, err := nats.Connect(s.log.URL(), opts...)
 	if err != nil {
@@ -189,7 +165,7 @@ func TestReplicaReadsAndRelays(t *testing.T) {
 // the stream, answer relayed requests or speak as another replica.
 func TestReplicaCannotWrite(t *testing.T) {
 	s := startSequencer(t)
-	v := new(violations)
+	v := new(natsauth.Violations)
 	nc := s.connectReplica(t, v)
 	stream := seqlog.StreamName(chainID)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -210,7 +186,7 @@ func TestReplicaCannotWrite(t *testing.T) {
 		if err := nc.Flush(); err != nil {
 			t.Fatal(err)
 		}
-		waitFor(t, "a publish violation on "+subj, func() bool { return v.saw(`Publish to "` + subj + `"`) })
+		waitFor(t, "a publish violation on "+subj, func() bool { return v.Has(`Publish to "` + subj + `"`) })
 	}
 	// The impostor sequencer: it cannot join the relay's queue group.
 	if _, err := nc.QueueSubscribe("stocknode.84538453.relay.tx.*", "sequencer", func(m *nats.Msg) { _ = m.Respond([]byte{0}) }); err != nil {
@@ -219,7 +195,7 @@ func TestReplicaCannotWrite(t *testing.T) {
 	if err := nc.Flush(); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "a subscription violation", func() bool { return v.saw("Subscription to") })
+	waitFor(t, "a subscription violation", func() bool { return v.Has("Subscription to") })
 
 	info, err := s.log.Info(ctx)
 	if err != nil {
@@ -389,12 +365,12 @@ func TestServerConfig(t *testing.T) {
 	}
 	defer relaySrv.Close()
 
-	v := new(violations)
+	v := new(natsauth.Violations)
 	nc := s.connectReplica(t, v)
 	if err := nc.Publish("stocknode.84538453.log.sealed", []byte{1}); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "a publish violation", func() bool { return v.saw("Publish to") })
+	waitFor(t, "a publish violation", func() bool { return v.Has("Publish to") })
 	_, key, _ := natsauth.Client{NKeyFile: natsauth.SeedFile(dir, natsauth.FirstReplica)}.Options()
 	tx := transfer(t)
 	if err := relay.NewClient(nc, chainID, 5*time.Second, key).Send(tx); err != nil {
