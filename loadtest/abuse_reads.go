@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"encoding/json"
 	"fmt"
 	"io"
 	"math/big"
@@ -94,10 +95,24 @@ func (b *battery) heavyReads(ctx context.Context) outcome {
 	wg.Wait()
 	out.detailf("Etherscan txlist of its %d transactions, %d pagers for %v: %s", h.txs, b.cfg.ReadsPagers, b.cfg.Duration, pages.describe())
 	out.detailf("txpool_content, %d at once for %v: %s", b.cfg.ReadsPoolClients, b.cfg.Duration, describeStreams(pool, "transactions"))
+	if msg := firstRefusal(pool); msg != "" {
+		out.detailf("txpool_content's first refusal: %s", msg)
+	}
 	if pages.pages == 0 {
 		out.unexpectedf("no Etherscan page was answered in %v", b.cfg.Duration)
 	}
 	return out
+}
+
+// firstRefusal is the first JSON-RPC error among rs, in full.
+func firstRefusal(rs []streamed) string {
+	for _, r := range rs {
+		var env rpcEnvelope
+		if r.err == nil && json.Unmarshal(r.head, &env) == nil && env.Error != nil {
+			return truncate(env.Error.Message, 300)
+		}
+	}
+	return ""
 }
 
 // makeHistory sends n transfers of 1 wei to the busy address from the
