@@ -96,8 +96,9 @@ func (c Config) tooManyRows(offset uint64) string {
 		", --explorer.api.max-rows); ask for pages of at most " + strconv.Itoa(c.MaxRows) + " rows"
 }
 
-// msgBusy answers a history request that found no turn within Config.Wait.
-// Etherscan's clients back off and retry on "rate limit" answers.
+// msgBusy answers a history request that found no turn within Config.Wait,
+// in Etherscan's words: its clients (ethers' EtherscanProvider among them)
+// back off and retry an answer whose result mentions a rate limit.
 const msgBusy = "Max rate limit reached: the node is answering as many history requests as it may at once (--explorer.api.workers); retry in a moment"
 
 // bounded runs fn in a turn of the API's bound, waiting at most
