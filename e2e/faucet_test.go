@@ -143,3 +143,24 @@ func TestFaucetBadFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestFaucetUnpayable: over real sockets, a drip to an address that cannot
+// receive ether is refused with 400 and spends no cooldown: the same
+// client's next drip, to an account, is paid.
+func TestFaucetUnpayable(t *testing.T) {
+	n := startNode(t)
+	for _, tt := range []struct {
+		name   string
+		to     common.Address
+		status int
+	}{
+		{"the ecrecover precompile", common.BytesToAddress([]byte{1}), 400},
+		{"the B20 factory", common.HexToAddress("0xB20f000000000000000000000000000000000000"), 400},
+		{"an account, from the same client", freshAddress(t), 200},
+	} {
+		a := faucetDrip(t, n, tt.to, "")
+		if a.status != tt.status || tt.status == 400 && (a.Code != 3 || !strings.Contains(a.Message, tt.to.Hex()+" cannot receive ether")) {
+			t.Errorf("drip to %s: %+v", tt.name, a)
+		}
+	}
+}

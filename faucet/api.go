@@ -224,7 +224,8 @@ func tooSoon(w *wait) *apiError {
 	return &apiError{status: fasthttp.StatusTooManyRequests, code: apistatus.ResourceExhausted, msg: msg, retryAfter: w.d}
 }
 
-// transfer verifies the captcha, then prices, signs and pools the drip.
+// transfer verifies the captcha, then prices the drip, checks that its
+// recipient can receive it, and signs and pools it.
 func (f *Faucet) transfer(ctx context.Context, req DripRequest) (*types.Transaction, error) {
 	if f.captcha != nil {
 		err := f.captcha.verify(ctx, req.Captcha, req.Client)
@@ -240,20 +241,30 @@ func (f *Faucet) transfer(ctx context.Context, req DripRequest) (*types.Transact
 		return nil, unavailable("the node is starting; retry in a moment")
 	}
 	t, err := f.signer.plan(snap, req.To, f.cfg.Amount)
-	if err == nil {
-		var tx *types.Transaction
-		if tx, err = f.signer.send(t); err == nil {
-			f.empty.Store(false)
-			return tx, nil
-		}
+	if err != nil {
+		return nil, f.notSent(err)
 	}
+	if err := f.receives(t); err != nil {
+		return nil, err
+	}
+	tx, err := f.signer.send(t)
+	if err != nil {
+		return nil, f.notSent(err)
+	}
+	f.empty.Store(false)
+	return tx, nil
+}
+
+// notSent answers a drip that could not be priced or pooled: an empty
+// faucet, or the pool's refusal.
+func (f *Faucet) notSent(err error) error {
 	if errors.Is(err, errEmpty) {
 		if f.empty.CompareAndSwap(false, true) { // once, not once per request
 			f.log.Warn("Faucet cannot pay for a drip: refill it", "err", err)
 		}
-		return nil, unavailable("the faucet is empty (%v); try again after the operator refills it", err)
+		return unavailable("the faucet is empty (%v); try again after the operator refills it", err)
 	}
-	return nil, unavailable("the drip was not sent (%v); retry in a moment", err)
+	return unavailable("the drip was not sent (%v); retry in a moment", err)
 }
 
 // client is the address cooldowns count: the socket's peer, or whom a

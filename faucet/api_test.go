@@ -1,9 +1,11 @@
 package faucet
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"math/big"
+	"net/netip"
 	"strings"
 	"sync"
 	"testing"
@@ -32,7 +34,7 @@ func TestDripLands(t *testing.T) {
 		gas  uint64
 	}{
 		{"account", freshAddress(t), params.TxGas},
-		{"contract", contracts.FactoryAddress, DefaultConfig().ContractGas},
+		{"contract", e.deploy([]byte{0x00}), DefaultConfig().ContractGas}, // STOP: takes any value
 	}
 	for i, tt := range tests {
 		before := latestBalance(t, e.Store.Load(), tt.to)
@@ -51,6 +53,51 @@ func TestDripLands(t *testing.T) {
 		if got, want := latestBalance(t, snap, tt.to), new(big.Int).Add(before, DefaultConfig().Amount); got.Cmp(want) != 0 {
 			t.Errorf("%s: balance %s after the drip's block, want %s", tt.name, got, want)
 		}
+	}
+}
+
+// TestUnpayable: a drip to an address that cannot receive ether (a
+// precompile, the B20 factory, a contract that reverts on receive) is
+// refused with 400 before anything is sent, and spends no cooldown: the
+// address is refused again, not held off, and the client's next drip, to
+// an account, is paid. A replica's drip, run by this faucet, is the same.
+func TestUnpayable(t *testing.T) {
+	e := newEnv(t)
+	f := e.newFaucet(DefaultConfig(), e.backend(e.Pool, e.key))
+	e.Run(f)
+	reverts := e.deploy([]byte{0x60, 0x00, 0x60, 0x00, 0xfd}) // REVERT(0, 0)
+	tests := []struct {
+		name string
+		to   common.Address
+		why  string // in the 400's message
+	}{
+		{"ecrecover precompile", common.BytesToAddress([]byte{1}), "out of gas"},
+		{"blake2f precompile", common.BytesToAddress([]byte{9}), "invalid input length"},
+		{"B20 factory", contracts.FactoryAddress, "execution reverted"},
+		{"contract that reverts on receive", reverts, "execution reverted"},
+	}
+	for i, tt := range tests {
+		client := fmt.Sprintf("192.0.2.%d", 10+i)
+		for _, via := range []string{"API", "API again", "relay"} {
+			nonce := e.Pool.Nonce(f.Address())
+			var status int
+			var msg string
+			if via == "relay" {
+				res := f.Drip(context.Background(), DripRequest{To: tt.to, Client: netip.MustParseAddr(client)})
+				status, msg = res.Status, res.Message
+			} else {
+				a := drip(f, tt.to.Hex(), client, nil)
+				status, msg = a.status, a.apiStatus(t).Message
+			}
+			want := "address: " + tt.to.Hex() + " cannot receive ether: a transfer of 0.1 ETH to it fails (" + tt.why + ")"
+			if status != 400 || !strings.HasPrefix(msg, want) {
+				t.Errorf("%s via the %s: %d %q, want 400 %q", tt.name, via, status, msg, want)
+			}
+			if got := e.Pool.Nonce(f.Address()); got != nonce {
+				t.Errorf("%s via the %s: the faucet's nonce moved from %d to %d", tt.name, via, nonce, got)
+			}
+		}
+		dripOK(t, f, freshAddress(t), client)
 	}
 }
 

@@ -18,6 +18,8 @@ import (
 	"github.com/stocknode/stocknode/internal/testchain"
 	"github.com/stocknode/stocknode/node/chain"
 	"github.com/stocknode/stocknode/node/pending"
+	"github.com/stocknode/stocknode/node/rpc"
+	"github.com/stocknode/stocknode/pool"
 )
 
 // env is a running in-memory preview chain whose genesis funds the faucet
@@ -41,9 +43,33 @@ func newEnv(t *testing.T) *env {
 	return &env{Env: testchain.New(t, testchain.Config{Faucet: crypto.PubkeyToAddress(key.PublicKey)}), t: t, key: key}
 }
 
-// backend is the faucet's view of the env, signing with key.
+// backend is the faucet's view of the env, signing with key; its eth_calls
+// run on the node's RPC server.
 func (e *env) backend(pool Pool, key *ecdsa.PrivateKey) Backend {
-	return Backend{Pool: pool, Snapshots: e.Store, ChainID: e.ChainID, Key: key, StaleAfter: 5 * time.Second}
+	return Backend{Pool: pool, RPC: e.rpcServer(), Snapshots: e.Store, ChainID: e.ChainID, Key: key, StaleAfter: 5 * time.Second}
+}
+
+// rpcServer is the node's JSON-RPC server on the env, closed when the test ends.
+func (e *env) rpcServer() *rpc.Server {
+	calls := pool.New(pool.Config{})
+	srv := rpc.New(rpc.DefaultConfig(), rpc.Backend{Chain: e.Chain, Pool: e.Pool, Snapshots: e.Store, Calls: calls}, nil)
+	e.t.Cleanup(func() {
+		srv.Close()
+		calls.Close()
+	})
+	return srv
+}
+
+// deploy creates a contract of runtime code from development account 0
+// and returns its address once its block is sealed.
+func (e *env) deploy(runtime []byte) common.Address {
+	e.t.Helper()
+	// PUSH1 len, DUP1, PUSH1 12, PUSH1 0, CODECOPY, PUSH1 0, RETURN: the
+	// code after these 12 bytes is the contract's.
+	initCode := append([]byte{0x60, byte(len(runtime)), 0x80, 0x60, 0x0c, 0x60, 0x00, 0x39, 0x60, 0x00, 0xf3, 0x00}, runtime...)
+	tx := e.Send(0, nil, new(big.Int), 200_000, initCode)
+	e.WaitSealed(tx)
+	return crypto.CreateAddress(e.Addr(0), tx.Nonce())
 }
 
 // newFaucet opens a faucet on the env, closed when the test ends.

@@ -48,7 +48,9 @@
 // Every other answer is the spec's error status object (see
 // internal/apistatus) with grpc-gateway's code for its HTTP status:
 //
-//	400 code 3   malformed body or address
+//	400 code 3   malformed body or address, or an address that cannot
+//	             receive ether (a transfer of the drip's amount and gas
+//	             to it fails as an eth_call on the pending state)
 //	403 code 7   captcha missing or not accepted
 //	404 code 5   unknown path under /api/{network}/
 //	413 code 3   body over Config.MaxBody (the request, not a quota, is at fault)
@@ -62,7 +64,7 @@
 // Config.TrustedProxies writes into X-Forwarded-For; a header from anyone
 // else is ignored, so it can neither dodge nor spend another's cooldown.
 // A cooldown starts only when a drip is accepted by the pool: a drip that
-// fails spends none. Cooldowns live in a pebble database of the faucet's
+// fails, or is refused, spends none. Cooldowns live in a pebble database of the faucet's
 // own, so they survive a restart.
 package faucet
 
@@ -96,8 +98,12 @@ type Backend struct {
 	// StaleAfter is the head age beyond which the chain has halted (the
 	// node's /health limit); 0 when block production is off.
 	StaleAfter time.Duration
+	// RPC runs an eth_call of each drip before it is sent (receives);
+	// required unless Remote is set.
+	RPC RPC
 	// Remote, on a read replica, takes the drips to the sequencer's
-	// faucet; Pool is then not needed, and this faucet keeps no cooldowns.
+	// faucet; Pool and RPC are then not needed, and this faucet keeps no
+	// cooldowns.
 	Remote Remote
 }
 
@@ -121,8 +127,8 @@ func New(cfg Config, b Backend, log *slog.Logger) (*Faucet, error) {
 	if err != nil {
 		return nil, err
 	}
-	if b.Snapshots == nil || b.Key == nil || b.ChainID == nil || (b.Pool == nil && b.Remote == nil) {
-		return nil, errors.New("faucet: the backend lacks its pool, snapshots, chain ID or key")
+	if b.Snapshots == nil || b.Key == nil || b.ChainID == nil || (b.Remote == nil && (b.Pool == nil || b.RPC == nil)) {
+		return nil, errors.New("faucet: the backend lacks its pool, RPC server, snapshots, chain ID or key")
 	}
 	f := &Faucet{
 		cfg: cfg, b: b, log: log, addr: crypto.PubkeyToAddress(b.Key.PublicKey),

@@ -97,7 +97,7 @@ func TestConnectionCaps(t *testing.T) {
 		held = append(held, c)
 	}
 	got := dialRead(t, addr, "")
-	if !strings.HasPrefix(got, "HTTP/1.1 429 ") || !strings.Contains(got, "--http.maxconns-per-ip") {
+	if !strings.HasPrefix(got, "HTTP/1.1 429 ") || !strings.Contains(got, "--http.maxconns-per-ip") || !strings.Contains(got, "\r\nX-Content-Type-Options: nosniff\r\n") {
 		t.Fatalf("third connection from one address: %q", got)
 	}
 	for _, c := range held {
@@ -119,7 +119,7 @@ func TestTotalConnectionCap(t *testing.T) {
 		}
 		defer c.Close()
 	}
-	if got := dialRead(t, addr, ""); !strings.HasPrefix(got, "HTTP/1.1 503 ") || !strings.Contains(got, "--http.maxconns") {
+	if got := dialRead(t, addr, ""); !strings.HasPrefix(got, "HTTP/1.1 503 ") || !strings.Contains(got, "--http.maxconns") || !strings.Contains(got, "\r\nX-Content-Type-Options: nosniff\r\n") {
 		t.Fatalf("connection over the cap: %q", got)
 	}
 }

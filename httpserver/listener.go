@@ -187,7 +187,7 @@ func (l *listener) release(key netip.Addr) {
 func (l *listener) refuse(c net.Conn, status int, text, why string) {
 	l.refused.Add(1)
 	c.SetWriteDeadline(time.Now().Add(100 * time.Millisecond))
-	fmt.Fprintf(c, "HTTP/1.1 %d %s\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\nContent-Length: %d\r\n\r\n%s\n",
+	fmt.Fprintf(c, "HTTP/1.1 %d %s\r\nContent-Type: text/plain; charset=utf-8\r\nX-Content-Type-Options: nosniff\r\nConnection: close\r\nContent-Length: %d\r\n\r\n%s\n",
 		status, text, len(why)+1, why)
 	c.Close()
 }

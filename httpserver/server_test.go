@@ -243,3 +243,57 @@ func TestMountAndNotFound(t *testing.T) {
 		}
 	}
 }
+
+// TestNoSniff: every answer says X-Content-Type-Options: nosniff, whoever
+// wrote it: JSON-RPC, /health, a route's and a mount's handlers (one that
+// resets the headers with ctx.Error too), the answer to a path nothing
+// serves, CORS's preflight, and fasthttp's refusals of a malformed request.
+func TestNoSniff(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.BodyLimit = 64
+	s := New(cfg, echoRPC{size: 2000}, healthy)
+	s.Handle("/page", func(ctx *fasthttp.RequestCtx) {
+		ctx.Response.Header.Set("X-Before", "1")
+		ctx.Error("gone", fasthttp.StatusGone) // resets the headers
+	})
+	s.Mount("/api/", func(ctx *fasthttp.RequestCtx) {
+		ctx.SetContentType("application/json")
+		ctx.WriteString(`{"code":5}`)
+	})
+	url := serve(t, s)
+	for _, tt := range []struct {
+		name, method, path, contentType, body string
+		header                                map[string]string
+		status                                int
+	}{
+		{"JSON-RPC", "POST", "/", "application/json", `{}`, nil, 200},
+		{"JSON-RPC, gzipped", "POST", "/", "application/json", `{}`, map[string]string{"Accept-Encoding": "gzip"}, 200},
+		{"JSON-RPC of another type", "POST", "/", "text/plain", `{}`, nil, 415},
+		{"health", "GET", "/health", "", "", nil, 200},
+		{"a route that calls ctx.Error", "GET", "/page", "", "", nil, 410},
+		{"a mount", "GET", "/api/x", "", "", nil, 200},
+		{"nothing there", "GET", "/nope", "", "", nil, 404},
+		{"a preflight", "OPTIONS", "/", "", "", map[string]string{"Origin": "https://a.example"}, 204},
+		{"a body over the limit", "POST", "/", "application/json", strings.Repeat(" ", 100), nil, 413},
+	} {
+		req, err := http.NewRequest(tt.method, url+tt.path, strings.NewReader(tt.body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tt.contentType != "" {
+			req.Header.Set("Content-Type", tt.contentType)
+		}
+		for k, v := range tt.header {
+			req.Header.Set(k, v)
+		}
+		resp, err := (&http.Transport{DisableCompression: true}).RoundTrip(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if got := resp.Header.Get("X-Content-Type-Options"); resp.StatusCode != tt.status || got != "nosniff" {
+			t.Errorf("%s: HTTP %d with X-Content-Type-Options %q, want %d nosniff", tt.name, resp.StatusCode, got, tt.status)
+		}
+	}
+}

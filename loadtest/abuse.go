@@ -70,6 +70,15 @@ type abuseConfig struct {
 	WSSlowRequests  int
 	WSSlowStall     time.Duration
 	WSSlowMaxBytes  int
+
+	ReadsHistory     int
+	ReadsPagers      int
+	ReadsOffset      int
+	ReadsPoolTxs     int
+	ReadsPoolBytes   int
+	ReadsPoolClients int
+
+	Network string
 }
 
 func abuseFlags(fs *flag.FlagSet) *abuseConfig {
@@ -129,6 +138,14 @@ func abuseFlags(fs *flag.FlagSet) *abuseConfig {
 	fs.IntVar(&c.WSSlowRequests, "ws-slow-requests", 16, "ws-slow-close: eth_feeHistory answers of about 1 MB each asked for before the subscriber stops reading")
 	fs.DurationVar(&c.WSSlowStall, "ws-slow-stall", 5*time.Second, "ws-slow-close: how long the subscriber does not read")
 	fs.IntVar(&c.WSSlowMaxBytes, "ws-slow-max-bytes", 4<<20, "ws-slow-close: at most this much data may come before the close frame (a loopback socket's kernel buffers hold a few MB)")
+
+	fs.IntVar(&c.ReadsHistory, "reads-history", 10_000, "heavy-reads: transfers sent to one address before the attack (once per battery run; at most 10,000, Etherscan's result window), whose history the pagers read")
+	fs.IntVar(&c.ReadsPagers, "reads-pagers", 16, "heavy-reads: Etherscan API clients reading that history, page after page (txlist), over and over")
+	fs.IntVar(&c.ReadsOffset, "reads-offset", 0, "heavy-reads: rows a page the pagers ask for (offset; 0: the node's default page, 10,000 entries on Etherscan)")
+	fs.IntVar(&c.ReadsPoolTxs, "reads-pool-txs", 3_000, "heavy-reads: transactions pooled before the attack (from development account 8), each with a block's gas limit so that a block takes one")
+	fs.IntVar(&c.ReadsPoolBytes, "reads-pool-bytes", 6_144, "heavy-reads: calldata bytes of each pooled transaction (3,000 of 6 KiB list as about 39 MB of txpool_content)")
+	fs.IntVar(&c.ReadsPoolClients, "reads-pool-clients", 8, "heavy-reads: txpool_content clients, each asking again when answered")
+	fs.StringVar(&c.Network, "network", "preview", "faucet-unpayable, nosniff: the node's --network.name (the faucet's path is /api/{network}/faucet/)")
 	return c
 }
 
@@ -142,7 +159,8 @@ func (c abuseConfig) checkSizes() error {
 		"fee-history-percentiles": c.FeeHistoryPercentiles, "fee-history-blocks": c.FeeHistoryBlocks, "logs": c.Logs,
 		"logs-requests": c.LogsRequests, "filters": c.Filters, "filter-addresses": c.FilterAddresses, "filter-topics": c.FilterTopics,
 		"ws-oversize-bytes": c.WSOversizeBytes, "ws-slow-requests": c.WSSlowRequests, "ws-slow-max-bytes": c.WSSlowMaxBytes,
-		"blake2f-rounds": int(min(c.Blake2fRounds, 1<<31))} {
+		"blake2f-rounds": int(min(c.Blake2fRounds, 1<<31)), "reads-history": c.ReadsHistory, "reads-pagers": c.ReadsPagers,
+		"reads-pool-txs": c.ReadsPoolTxs, "reads-pool-bytes": c.ReadsPoolBytes, "reads-pool-clients": c.ReadsPoolClients} {
 		if v < 1 {
 			bad = append(bad, "-"+name)
 		}
@@ -155,12 +173,15 @@ func (c abuseConfig) checkSizes() error {
 			bad = append(bad, "-"+name)
 		}
 	}
-	if c.Settle < 0 || c.Recover < 0 || c.BatchAbandon < 0 || c.WSSlowStall < 0 || c.RSSToleranceMB < 0 || c.RSSPeakMB < 0 {
-		bad = append(bad, "a negative time or memory limit")
+	if c.Settle < 0 || c.Recover < 0 || c.BatchAbandon < 0 || c.WSSlowStall < 0 || c.RSSToleranceMB < 0 || c.RSSPeakMB < 0 || c.ReadsOffset < 0 {
+		bad = append(bad, "a negative time, memory limit or offset")
 	}
 	if len(bad) > 0 {
 		slices.Sort(bad)
 		return fmt.Errorf("%s: must be positive", strings.Join(bad, ", "))
+	}
+	if c.ReadsHistory > maxEtherscanWindow {
+		return fmt.Errorf("-reads-history %d: at most %d, the Etherscan window the pagers read", c.ReadsHistory, maxEtherscanWindow)
 	}
 	return nil
 }
@@ -179,7 +200,13 @@ type attack struct {
 	// prepare, when set, readies the attack before the measurement starts
 	// (within -setup-timeout) and returns it; run is then unused.
 	prepare func(ctx context.Context) (func(ctx context.Context) outcome, error)
+	// cleanup, when set, undoes what prepare left on the node (within
+	// -setup-timeout), once the measurement is over.
+	cleanup func(ctx context.Context) error
 }
+
+// maxEtherscanWindow is how deep Etherscan's pages reach: page × offset.
+const maxEtherscanWindow = 10_000
 
 // outcome is what an attack saw.
 type outcome struct {
@@ -203,8 +230,10 @@ type battery struct {
 	attackerIP net.IP
 	log        io.Writer
 	// The chain setups: made on first use, shared by the attacks that need them.
-	tx   *txSender
-	logs *logSet
+	tx      *txSender
+	logs    *logSet
+	history *busyHistory
+	stuffed *stuffedPool // until heavy-reads' cleanup
 }
 
 // attacks is the battery in its order: the checks first (short, and they
@@ -222,6 +251,8 @@ func (b *battery) attacks() []attack {
 		{name: "filter-changes", check: true, limit: time.Minute, run: b.filterChanges},
 		{name: "cl-te", check: true, limit: quick, run: b.clTE},
 		{name: "bad-request-echo", check: true, limit: 3 * quick, run: b.badRequestEcho},
+		{name: "nosniff", check: true, limit: quick, run: b.nosniff},
+		{name: "faucet-unpayable", check: true, limit: quick, run: b.faucetUnpayable},
 		{name: "ws-utf8", check: true, limit: quick, run: b.wsUTF8},
 		{name: "ws-oversize", check: true, limit: quick + 30*time.Second, run: b.wsOversize},
 		{name: "ws-slow-close", check: true, limit: c.WSSlowStall + quick + time.Minute, run: b.wsSlowClose},
@@ -236,6 +267,7 @@ func (b *battery) attacks() []attack {
 		{name: "get-logs", limit: heavy, prepare: b.prepareGetLogs},
 		{name: "trace-memory", limit: heavy, run: b.traceMemory},
 		{name: "filters", limit: c.Duration + c.RequestTimeout, run: b.manyFilters},
+		{name: "heavy-reads", limit: heavy, prepare: b.prepareHeavyReads, cleanup: b.unstuffPool},
 		{name: "slowloris", limit: c.SlowlorisHold + c.IdleDialFor + quick, run: b.slowloris},
 		{name: "abandoned-batch", limit: c.BatchAbandon + 2*c.BatchWatch + quick, run: b.abandonedBatch},
 		{name: "idle-conns", limit: c.IdleDialFor + c.Duration + time.Minute, run: b.idleConns},
@@ -396,6 +428,7 @@ func (b *battery) runAttack(ctx context.Context, a attack) (r attackResult) {
 		cancel()
 		if err != nil {
 			r.Error = "setup: " + err.Error()
+			b.cleanUp(ctx, a, &r)
 			b.after(ctx, &r)
 			return r
 		}
@@ -416,8 +449,22 @@ func (b *battery) runAttack(ctx context.Context, a attack) (r attackResult) {
 	}
 	r.Canary, r.CanaryFailed, r.CanaryErrors, r.BlocksPerSec = got.canary, got.canaryFailed, got.canaryErrors, got.blocksPerSec
 	r.RSSPeak = max(got.rssPeak, r.RSSBefore)
+	b.cleanUp(ctx, a, &r)
 	b.after(ctx, &r)
 	return r
+}
+
+// cleanUp runs a's cleanup, if it has one; a cleanup that fails leaves the
+// node as the attack made it, which the next attacks should know of.
+func (b *battery) cleanUp(ctx context.Context, a attack, r *attackResult) {
+	if a.cleanup == nil {
+		return
+	}
+	clean, cancel := context.WithTimeout(ctx, b.cfg.SetupTimeout)
+	defer cancel()
+	if err := a.cleanup(clean); err != nil {
+		r.Details = append(r.Details, "cleanup failed: "+err.Error())
+	}
 }
 
 // after waits for the node to settle, then reads its memory and checks

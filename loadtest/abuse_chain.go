@@ -35,32 +35,45 @@ type txSender struct {
 // else may have used the account since).
 func (b *battery) sender() (*txSender, error) {
 	if b.tx == nil {
-		rpc, err := newFastRPC(b.cfg.URL, 2)
+		s, err := newTxSender(b.cfg.URL, abuseDevAccount)
 		if err != nil {
 			return nil, err
 		}
-		var chainID hexutil.Big
-		if err := rpc.call(&chainID, "eth_chainId"); err != nil {
-			return nil, err
-		}
-		key := workload.DevKey(abuseDevAccount)
-		b.tx = &txSender{rpc: rpc, key: key, from: crypto.PubkeyToAddress(key.PublicKey),
-			chainID: chainID.ToInt(), signer: types.LatestSignerForChainID(chainID.ToInt())}
+		b.tx = s
 	}
-	var nonce hexutil.Uint64
-	if err := b.tx.rpc.call(&nonce, "eth_getTransactionCount", b.tx.from, "pending"); err != nil {
+	return b.tx, b.tx.readNonce()
+}
+
+// newTxSender is a sender from development account i.
+func newTxSender(url string, i int) (*txSender, error) {
+	rpc, err := newFastRPC(url, 2)
+	if err != nil {
 		return nil, err
 	}
-	b.tx.nonce = uint64(nonce)
-	return b.tx, nil
+	var chainID hexutil.Big
+	if err := rpc.call(&chainID, "eth_chainId"); err != nil {
+		return nil, err
+	}
+	key := workload.DevKey(i)
+	return &txSender{rpc: rpc, key: key, from: crypto.PubkeyToAddress(key.PublicKey),
+		chainID: chainID.ToInt(), signer: types.LatestSignerForChainID(chainID.ToInt())}, nil
+}
+
+// readNonce reads the sender's next nonce, its pooled transactions counted.
+func (s *txSender) readNonce() error {
+	var nonce hexutil.Uint64
+	if err := s.rpc.call(&nonce, "eth_getTransactionCount", s.from, "pending"); err != nil {
+		return err
+	}
+	s.nonce = uint64(nonce)
+	return nil
 }
 
 // send signs a transaction (a contract creation when to is nil) and sends it.
 func (s *txSender) send(to *common.Address, data []byte, gas uint64) (common.Hash, error) {
-	tx, err := types.SignNewTx(s.key, s.signer, &types.DynamicFeeTx{ChainID: s.chainID, Nonce: s.nonce,
-		GasTipCap: big.NewInt(params.GWei), GasFeeCap: big.NewInt(100 * params.GWei), Gas: gas, To: to, Data: data, Value: new(big.Int)})
+	tx, err := s.signAt(s.nonce, fees{tip: big.NewInt(params.GWei), cap: big.NewInt(100 * params.GWei)}, to, new(big.Int), data, gas)
 	if err != nil {
-		return common.Hash{}, fmt.Errorf("sign: %w", err)
+		return common.Hash{}, err
 	}
 	raw, err := tx.MarshalBinary()
 	if err != nil {
@@ -72,6 +85,19 @@ func (s *txSender) send(to *common.Address, data []byte, gas uint64) (common.Has
 	}
 	s.nonce++
 	return hash, nil
+}
+
+// fees are a transaction's priority fee and fee cap, per gas.
+type fees struct{ tip, cap *big.Int }
+
+// signAt signs a dynamic-fee transaction at nonce.
+func (s *txSender) signAt(nonce uint64, f fees, to *common.Address, value *big.Int, data []byte, gas uint64) (*types.Transaction, error) {
+	tx, err := types.SignNewTx(s.key, s.signer, &types.DynamicFeeTx{ChainID: s.chainID, Nonce: nonce,
+		GasTipCap: f.tip, GasFeeCap: f.cap, Gas: gas, To: to, Data: data, Value: value})
+	if err != nil {
+		return nil, fmt.Errorf("sign: %w", err)
+	}
+	return tx, nil
 }
 
 // smallReceipt is the part of a receipt the battery reads.

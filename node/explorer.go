@@ -48,10 +48,17 @@ func (n *Node) startExplorer(listeners *sequencer.Listeners) error {
 		ix.Close()
 		return fmt.Errorf("explorer: %w", err)
 	}
+	apiCfg := n.cfg.ExplorerAPI
+	apiCfg.Peer = n.http.Peer
+	api, err := etherscan.New(apiCfg, ix, n.store, n.chain, stockTokens{n.stocks}, n.log)
+	if err != nil {
+		ix.Close()
+		return err // names its flag
+	}
 	ex.Register(n.http)
-	n.http.Handle(etherscan.Path, etherscan.New(ix, n.store, n.chain, stockTokens{n.stocks}, n.log).Handler)
+	n.http.Handle(etherscan.Path, api.Handler)
 	*listeners = append(*listeners, ix, ex)
-	n.index = ix
+	n.index, n.etherscan = ix, api
 	return nil
 }
 

@@ -18,6 +18,7 @@ func (n *Node) startFaucet(listeners *sequencer.Listeners) error {
 	}
 	b := faucet.Backend{
 		Pool:       n.pool,
+		RPC:        n.rpc,
 		Snapshots:  n.store,
 		ChainID:    n.chain.Config().ChainID,
 		Key:        n.faucet,

@@ -15,6 +15,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 
+	"github.com/stocknode/stocknode/explorer/etherscan"
 	"github.com/stocknode/stocknode/explorer/index"
 	"github.com/stocknode/stocknode/faucet"
 	"github.com/stocknode/stocknode/httpserver"
@@ -75,6 +76,9 @@ type Config struct {
 	// once and a page's wait for its turn (web.Config.Renders, RenderWait).
 	ExplorerRenders    int
 	ExplorerRenderWait time.Duration
+	// ExplorerAPI bounds the Etherscan-compatible API's history requests
+	// (etherscan.Config; its Peer is the front end's).
+	ExplorerAPI etherscan.Config
 	// Faucet configures the faucet API under /api/{Network}/ (its
 	// Network and Dir are the node's); the zero Config has it off,
 	// faucet.DefaultConfig() on.
@@ -122,6 +126,10 @@ type Node struct {
 	seqlog  *seqlog.Log  // nil with block production off
 	logAuth *logAuth     // the sequencer's keys for its log; nil on a replica
 	accepts *acceptLog   // records the pool's acceptances in seqlog
+
+	// etherscan is the explorer's Etherscan API, whose bound closeServices
+	// stops; nil with the explorer off.
+	etherscan *etherscan.API
 
 	// A sequencer with its log serves relayServer; a replica follows the
 	// log with follower (seq is then nil) and relays through relay.
@@ -276,6 +284,9 @@ func (n *Node) closeServices() error {
 	var errs []error
 	if n.drips != nil {
 		errs = append(errs, n.drips.Close())
+	}
+	if n.etherscan != nil {
+		n.etherscan.Close()
 	}
 	if n.index != nil {
 		errs = append(errs, n.index.Close())

@@ -34,10 +34,8 @@ func writeError(ctx *fasthttp.RequestCtx, msg string) {
 	write(ctx, append(out, '}'))
 }
 
-// writeNone answers an empty history as Etherscan does.
-func writeNone(ctx *fasthttp.RequestCtx) {
-	write(ctx, append(appendHead(nil, "0", msgNoTxs), "[]}"...))
-}
+// noneAnswer is Etherscan's answer to an empty history.
+func noneAnswer() []byte { return append(appendHead(nil, "0", msgNoTxs), "[]}"...) }
 
 func write(ctx *fasthttp.RequestCtx, body []byte) {
 	// Every answer changes with the next block (confirmations, balances).

@@ -57,7 +57,8 @@ func newEnv(t *testing.T, follow bool) *env {
 	for _, ex := range preview.Examples()[:2] {
 		tokens[contracts.B20Address(contracts.VariantAsset, issuer, preview.Salt(ex))] = ex
 	}
-	e := &env{Env: c, t: t, index: x, api: New(x, c.Store, c.Chain, tokens, testchain.Quiet())}
+	e := &env{Env: c, t: t, index: x}
+	e.api = e.newAPI(DefaultConfig(), tokens)
 	if !follow {
 		e.Run()
 		return e
@@ -72,6 +73,17 @@ func newEnv(t *testing.T, follow bool) *env {
 	})
 	e.Run(x)
 	return e
+}
+
+// newAPI is an API on e's index with cfg's bounds, stopped at the test's end.
+func (e *env) newAPI(cfg Config, tokens Tokens) *API {
+	e.t.Helper()
+	api, err := New(cfg, e.index, e.Store, e.Chain, tokens, testchain.Quiet())
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	e.t.Cleanup(api.Close)
+	return api
 }
 
 func addrOf(k *ecdsa.PrivateKey) common.Address { return crypto.PubkeyToAddress(k.PublicKey) }
@@ -112,11 +124,17 @@ func (e *env) history() {
 
 // get runs a GET of /api?query through the handler.
 func (e *env) get(query string) (int, []byte) {
-	var ctx fasthttp.RequestCtx
+	ctx := e.serve(e.api, query)
+	return ctx.Response.StatusCode(), append([]byte(nil), ctx.Response.Body()...)
+}
+
+// serve runs a GET of /api?query through api's handler.
+func (e *env) serve(api *API, query string) *fasthttp.RequestCtx {
+	ctx := new(fasthttp.RequestCtx)
 	ctx.Request.Header.SetMethod("GET")
 	ctx.Request.SetRequestURI(Path + "?" + query)
-	e.api.Handler(&ctx)
-	return ctx.Response.StatusCode(), append([]byte(nil), ctx.Response.Body()...)
+	api.Handler(ctx)
+	return ctx
 }
 
 // answer is an answer decoded.

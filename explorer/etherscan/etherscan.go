@@ -17,6 +17,7 @@ import (
 	"github.com/stocknode/stocknode/explorer/index"
 	"github.com/stocknode/stocknode/node/chain"
 	"github.com/stocknode/stocknode/node/pending"
+	"github.com/stocknode/stocknode/pool"
 )
 
 // Path is where the API is served.
@@ -37,6 +38,8 @@ const maxLag = 16
 
 // API answers Etherscan requests. It is safe for concurrent use.
 type API struct {
+	cfg    Config
+	calls  *pool.Pool // the bound of history requests
 	index  *index.Index
 	store  *pending.Store
 	chain  *chain.Chain
@@ -44,14 +47,19 @@ type API struct {
 	log    *slog.Logger
 }
 
-// New returns the API over the address index idx of chain c, the pending
-// store for balances and tokens for token names (nil: every token is
-// unknown).
-func New(idx *index.Index, store *pending.Store, c *chain.Chain, tokens Tokens, log *slog.Logger) *API {
+// New returns the API, bounded by cfg, over the address index idx of
+// chain c, the pending store for balances and tokens for token names
+// (nil: every token is unknown). Close stops it.
+func New(cfg Config, idx *index.Index, store *pending.Store, c *chain.Chain, tokens Tokens, log *slog.Logger) (*API, error) {
+	cfg, err := cfg.check()
+	if err != nil {
+		return nil, err
+	}
 	if tokens == nil {
 		tokens = noTokens{}
 	}
-	return &API{index: idx, store: store, chain: c, tokens: tokens, log: log}
+	calls := pool.New(pool.Config{Workers: cfg.Workers, Queue: cfg.Queue})
+	return &API{cfg: cfg, calls: calls, index: idx, store: store, chain: c, tokens: tokens, log: log}, nil
 }
 
 type noTokens struct{}
@@ -151,7 +159,7 @@ func (a *API) parseHistory(ctx *fasthttp.RequestCtx, args *fasthttp.Args) (histo
 		writeError(ctx, msgAddress)
 		return history{}, false
 	}
-	q, msg := parseQuery(args)
+	q, msg := parseQuery(args, a.cfg)
 	if msg != "" {
 		writeError(ctx, msg)
 		return history{}, false
@@ -173,21 +181,29 @@ func (a *API) txlist(ctx *fasthttp.RequestCtx, args *fasthttp.Args) {
 	if !ok {
 		return
 	}
-	txs, err := a.index.QueryTransactions(h.addr, h.query)
+	var out []byte
+	var err error
+	if !a.bounded(ctx, func() { out, err = a.txlistAnswer(h) }) {
+		return
+	}
 	if err != nil {
 		a.failed(ctx, "txlist", err)
 		return
 	}
-	if len(txs) == 0 {
-		writeNone(ctx)
-		return
+	write(ctx, out)
+}
+
+// txlistAnswer reads and encodes h's transactions.
+func (a *API) txlistAnswer(h history) ([]byte, error) {
+	txs, err := a.index.QueryTransactions(h.addr, h.query)
+	if err != nil || len(txs) == 0 {
+		return noneAnswer(), err
 	}
 	out, err := a.appendTxs(append(appendHead(make([]byte, 0, 64+len(txs)*txSize), "1", "OK"), '['), txs, h.head)
 	if err != nil {
-		a.failed(ctx, "txlist", err)
-		return
+		return nil, err
 	}
-	write(ctx, append(out, "]}"...))
+	return append(out, "]}"...), nil
 }
 
 func (a *API) tokentx(ctx *fasthttp.RequestCtx, args *fasthttp.Args) {
@@ -204,21 +220,29 @@ func (a *API) tokentx(ctx *fasthttp.RequestCtx, args *fasthttp.Args) {
 	if !ok {
 		return
 	}
-	trs, err := a.index.QueryTransfers(h.addr, token, h.query)
+	var out []byte
+	var err error
+	if !a.bounded(ctx, func() { out, err = a.tokentxAnswer(h, token) }) {
+		return
+	}
 	if err != nil {
 		a.failed(ctx, "tokentx", err)
 		return
 	}
-	if len(trs) == 0 {
-		writeNone(ctx)
-		return
+	write(ctx, out)
+}
+
+// tokentxAnswer reads and encodes h's token transfers (of token, when not nil).
+func (a *API) tokentxAnswer(h history, token *common.Address) ([]byte, error) {
+	trs, err := a.index.QueryTransfers(h.addr, token, h.query)
+	if err != nil || len(trs) == 0 {
+		return noneAnswer(), err
 	}
 	out, err := a.appendTransfers(append(appendHead(make([]byte, 0, 64+len(trs)*transferSize), "1", "OK"), '['), trs, h.head)
 	if err != nil {
-		a.failed(ctx, "tokentx", err)
-		return
+		return nil, err
 	}
-	write(ctx, append(out, "]}"...))
+	return append(out, "]}"...), nil
 }
 
 // failed answers an error of the node's own (the request was valid).

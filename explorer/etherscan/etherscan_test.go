@@ -219,7 +219,7 @@ func TestErrors(t *testing.T) {
 		{"module=account&action=balance", notok(msgAddress)},
 		{"module=account&action=txlist&page=2&offset=10000" + addr, notok(msgWindow)},
 		{"module=account&action=txlist&page=101&offset=100" + addr, notok(msgWindow)},
-		{"module=account&action=txlist&page=2" + addr, notok(msgWindow)},
+		{"module=account&action=txlist&page=11" + addr, notok(msgWindow)},
 		{"module=account&action=txlist&offset=10001" + addr, notok(msgWindow)},
 		{"module=account&action=txlist&page=18446744073709551615&offset=18446744073709551615" + addr, notok(msgWindow)},
 		{"module=account&action=tokentx&page=5000&offset=3" + addr, notok(msgWindow)},
@@ -233,6 +233,7 @@ func TestErrors(t *testing.T) {
 		{"module=account&action=txlist&address=0x00000000000000000000000000000000000000aa", none},
 		{"module=account&action=tokentx&address=0x00000000000000000000000000000000000000aa", none},
 		{"module=account&action=txlist&address=0x00000000000000000000000000000000000000aa&page=100&offset=100", none},
+		{"module=account&action=txlist&page=2" + addr, none}, // a's five are on the first page of 1,000
 	}
 	for _, tt := range tests {
 		status, body := e.get(tt.query)

@@ -60,9 +60,11 @@ func parseUint(raw []byte) (uint64, bool) {
 // the error to answer, if any.
 //
 // As Etherscan: startblock defaults to 0 and endblock to the head ("latest"
-// too); page to 1 and offset to 10,000, zero being the default as well;
-// page × offset at most 10,000; sort ascending unless "desc".
-func parseQuery(args *fasthttp.Args) (q index.Query, msg string) {
+// too); page to 1, zero being the default as well; page × offset at most
+// 10,000; sort ascending unless "desc". Unlike Etherscan, an offset
+// defaults to cfg's default page (1,000 rows, not 10,000) and may not pass
+// cfg.MaxRows.
+func parseQuery(args *fasthttp.Args, cfg Config) (q index.Query, msg string) {
 	var ok bool
 	if q.FromBlock, ok = optionalUint(args.Peek("startblock"), 0); !ok {
 		return q, "Error! Invalid startblock: a block number"
@@ -78,13 +80,16 @@ func parseQuery(args *fasthttp.Args) (q index.Query, msg string) {
 	if !ok {
 		return q, "Error! Invalid page: a number"
 	}
-	offset, ok := optionalUint(args.Peek("offset"), index.MaxWindow)
+	offset, ok := optionalUint(args.Peek("offset"), 0)
 	if !ok {
 		return q, "Error! Invalid offset: a number"
 	}
-	page, offset = max(page, 1), cmp.Or(offset, index.MaxWindow)
+	page, offset = max(page, 1), cmp.Or(offset, cfg.defaultRows())
 	if page > index.MaxWindow || offset > index.MaxWindow || page*offset > index.MaxWindow {
 		return q, msgWindow
+	}
+	if offset > uint64(cfg.MaxRows) {
+		return q, cfg.tooManyRows(offset)
 	}
 	switch string(args.Peek("sort")) {
 	case "", "asc":

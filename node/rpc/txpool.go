@@ -18,9 +18,13 @@ import (
 // checksummed and nonces in decimal. Pending are the pool's executable
 // transactions, pre-confirmed ones included until their block is sealed
 // (as geth lists the transactions of its miner's pending block); queued
-// wait behind a nonce gap. The lists are written as they are read and stop
-// with -32003 "response too large" when they would pass the response limit
-// (--rpc.batch-response-max-size).
+// wait behind a nonce gap.
+//
+// A full pool lists as tens of megabytes. A listing is refused with -32003
+// before it is built when the fewest bytes it can take (leastSize) pass
+// the response's room (--rpc.batch-response-max-size); one that may fit is
+// written as it is read, and stops with -32003 "response too large" if it
+// passes the room after all.
 
 func txpoolStatus(s *Server, r *request) error {
 	if err := r.maxParams(0); err != nil {
@@ -40,7 +44,8 @@ func txpoolContent(s *Server, r *request) error {
 		return err
 	}
 	pending, queued := s.b.Pool.Content()
-	return s.writePool(r, pending, queued, s.txObject(r))
+	return s.writePool(r, pending, queued, txEncoding{encode: s.txObject(r), least: leastTxObject},
+		"txpool_contentFrom for one sender's transactions, txpool_inspect for a line on each")
 }
 
 func txpoolInspect(s *Server, r *request) error {
@@ -48,7 +53,8 @@ func txpoolInspect(s *Server, r *request) error {
 		return err
 	}
 	pending, queued := s.b.Pool.Content()
-	return s.writePool(r, pending, queued, inspectLine)
+	return s.writePool(r, pending, queued, txEncoding{encode: inspectLine, least: leastInspectLine},
+		"txpool_contentFrom for one sender's transactions")
 }
 
 func txpoolContentFrom(s *Server, r *request) error {
@@ -60,7 +66,12 @@ func txpoolContentFrom(s *Server, r *request) error {
 		return err
 	}
 	pending, queued := s.b.Pool.ContentFrom(addr)
-	w := poolWriter{r: r, mark: len(r.out), encode: s.txObject(r)}
+	enc := txEncoding{encode: s.txObject(r), least: leastTxObject}
+	least := listingFraming + leastByNonce(enc, pending) + leastByNonce(enc, queued)
+	if err := checkRoom(r, least, len(pending)+len(queued), "txpool_inspect for a line on each"); err != nil {
+		return err
+	}
+	w := poolWriter{r: r, mark: len(r.out), encode: enc.encode}
 	r.out = append(r.out, `{"pending":`...)
 	if err := w.byNonce(pending); err != nil {
 		return err
@@ -100,8 +111,14 @@ func inspectLine(dst []byte, tx *types.Transaction) ([]byte, error) {
 	return codec.AppendString(dst, line), nil
 }
 
-func (s *Server) writePool(r *request, pending, queued map[common.Address][]*types.Transaction, encode txEncoder) error {
-	w := poolWriter{r: r, mark: len(r.out), encode: encode}
+// writePool writes the listing of pending and queued with enc, or refuses
+// it when it cannot fit; instead names the methods that answer less.
+func (s *Server) writePool(r *request, pending, queued map[common.Address][]*types.Transaction, enc txEncoding, instead string) error {
+	least := listingFraming + leastBySender(enc, pending) + leastBySender(enc, queued)
+	if err := checkRoom(r, least, countTxs(pending, queued), instead); err != nil {
+		return err
+	}
+	w := poolWriter{r: r, mark: len(r.out), encode: enc.encode}
 	r.out = append(r.out, `{"pending":`...)
 	if err := w.bySender(pending); err != nil {
 		return err
