@@ -97,7 +97,7 @@ func BenchmarkSignature(b *testing.B) {
 		}
 		b.SetBytes(int64(len(data)))
 		for b.Loop() {
-			if err, _ := s.check(9, subject, data, hdr); err != nil {
+			if _, err := s.check(9, subject, data, hdr); err != nil {
 				b.Fatal(err)
 			}
 		}

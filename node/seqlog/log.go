@@ -404,7 +404,7 @@ func (l *Log) LastOf(ctx context.Context, k Kind) (Record, error) {
 	rec, err := l.record(ctx, msg)
 	for seq := msg.Sequence; errors.Is(err, ErrForeign); {
 		l.warnForeign(err)
-		if rec, err, seq = l.previousOf(ctx, subject, seq); seq == 0 {
+		if rec, seq, err = l.previousOf(ctx, subject, seq); seq == 0 && err == nil {
 			return Record{}, ErrEmpty
 		}
 	}
@@ -413,20 +413,20 @@ func (l *Log) LastOf(ctx context.Context, k Kind) (Record, error) {
 
 // previousOf reads back from before seq to the entry on subject before it;
 // seq 0 when there is none.
-func (l *Log) previousOf(ctx context.Context, subject string, seq uint64) (Record, error, uint64) {
+func (l *Log) previousOf(ctx context.Context, subject string, seq uint64) (Record, uint64, error) {
 	for seq--; seq > 0; seq-- {
 		msg, err := l.stream.GetMsg(ctx, seq)
 		switch {
 		case errors.Is(err, jetstream.ErrMsgNotFound):
-			return Record{}, nil, 0 // before the log's first entry
+			return Record{}, 0, nil // before the log's first entry
 		case err != nil:
-			return Record{}, fmt.Errorf("sequencer log: entry %d: %w", seq, err), seq
+			return Record{}, seq, fmt.Errorf("sequencer log: entry %d: %w", seq, err)
 		case msg.Subject == subject:
 			rec, err := l.record(ctx, msg)
-			return rec, err, seq
+			return rec, seq, err
 		}
 	}
-	return Record{}, nil, 0
+	return Record{}, 0, nil
 }
 
 // Get returns the entry of sequence seq; a *ForeignError if no sequencer

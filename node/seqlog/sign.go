@@ -125,34 +125,34 @@ func (s *signers) load(meta map[string]string) error {
 // check verifies the entry seq. unknown reports a well-formed signature by
 // a key not (yet) listed: a reader reads the list again before it gives
 // up on the entry.
-func (s *signers) check(seq uint64, subject string, data []byte, h nats.Header) (err error, unknown bool) {
+func (s *signers) check(seq uint64, subject string, data []byte, h nats.Header) (unknown bool, err error) {
 	s.mu.Lock()
 	from, keys := s.from, s.keys
 	s.mu.Unlock()
 	foreign := func(reason string) error { return &ForeignError{Seq: seq, Subject: subject, Reason: reason} }
 	if from == 0 || seq < from {
-		return nil, false // written before the log was signed
+		return false, nil // written before the log was signed
 	}
 	pub, enc := h.Get(headerSigner), h.Get(headerSignature)
 	if pub == "" || enc == "" {
-		return foreign("no signature"), false
+		return false, foreign("no signature")
 	}
 	kp, ok := keys[pub]
 	if !ok {
-		return foreign("signed by " + pub + ", not a sequencer of this log"), true
+		return true, foreign("signed by " + pub + ", not a sequencer of this log")
 	}
 	sig, err := base64.RawURLEncoding.DecodeString(enc)
 	if err != nil || kp.Verify(signedBytes(seq, subject, data), sig) != nil {
-		return foreign("its signature does not verify"), false
+		return false, foreign("its signature does not verify")
 	}
-	return nil, false
+	return false, nil
 }
 
 // verify checks an entry read from the stream; a signature by a key it
 // does not know makes it read the signers again (at most once a second: a
 // new sequencer announced itself in the metadata) before refusing it.
 func (l *Log) verify(ctx context.Context, seq uint64, subject string, data []byte, h nats.Header) error {
-	err, unknown := l.signers.check(seq, subject, data, h)
+	unknown, err := l.signers.check(seq, subject, data, h)
 	if !unknown || !l.mayRefreshSigners() {
 		return err
 	}
@@ -163,7 +163,7 @@ func (l *Log) verify(ctx context.Context, seq uint64, subject string, data []byt
 	if lerr := l.signers.load(info.Config.Metadata); lerr != nil {
 		return err
 	}
-	err, _ = l.signers.check(seq, subject, data, h)
+	_, err = l.signers.check(seq, subject, data, h)
 	return err
 }
 
