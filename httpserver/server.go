@@ -94,6 +94,7 @@ type Server struct {
 	health Health
 	routes map[string]fasthttp.RequestHandler // GET paths
 	mounts []mount                            // path prefixes, every method
+	views  map[string]RPC                     // POST paths of JSON-RPC besides /
 	// notFound answers a path nothing serves.
 	notFound fasthttp.RequestHandler
 	srv      *fasthttp.Server
@@ -109,7 +110,7 @@ func New(cfg Config, rpc RPC, health Health) *Server {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	s := &Server{cfg: cfg, rpc: rpc, health: health, routes: map[string]fasthttp.RequestHandler{}, notFound: plainNotFound}
+	s := &Server{cfg: cfg, rpc: rpc, health: health, routes: map[string]fasthttp.RequestHandler{}, views: map[string]RPC{}, notFound: plainNotFound}
 	s.bufs.New = func() any { b := make([]byte, 0, 4096); return &b }
 	s.srv = &fasthttp.Server{
 		Handler:                       s.serve,
@@ -135,6 +136,12 @@ func New(cfg Config, rpc RPC, health Health) *Server {
 
 // Handle registers a GET (and HEAD) handler for path (explorer pages).
 func (s *Server) Handle(path string, h fasthttp.RequestHandler) { s.routes[path] = h }
+
+// HandleRPC serves JSON-RPC POSTed to path (and path + "/") with rpc: the
+// same node in another view (/preconf). Register before Serve.
+func (s *Server) HandleRPC(path string, rpc RPC) {
+	s.views[path], s.views[path+"/"] = rpc, rpc
+}
 
 // mount is a handler for every method on the paths under a prefix.
 type mount struct {
@@ -240,7 +247,9 @@ func (s *Server) serve(ctx *fasthttp.RequestCtx) {
 	case ctx.IsOptions():
 		ctx.SetStatusCode(fasthttp.StatusNoContent)
 	case ctx.IsPost() && (len(path) == 1 && path[0] == '/'):
-		s.serveRPC(ctx)
+		s.serveRPC(ctx, s.rpc)
+	case ctx.IsPost() && s.views[string(path)] != nil:
+		s.serveRPC(ctx, s.views[string(path)])
 	case ctx.IsGet() && string(path) == "/health":
 		s.serveHealth(ctx)
 	default:
@@ -274,13 +283,13 @@ func (s *Server) route(ctx *fasthttp.RequestCtx, path []byte) {
 
 var jsonType = []byte("application/json")
 
-func (s *Server) serveRPC(ctx *fasthttp.RequestCtx) {
+func (s *Server) serveRPC(ctx *fasthttp.RequestCtx, rpc RPC) {
 	if ct := ctx.Request.Header.ContentType(); !isJSON(ct) {
 		ctx.Error("invalid content type, only application/json is supported", fasthttp.StatusUnsupportedMediaType)
 		return
 	}
 	bp := s.bufs.Get().(*[]byte)
-	out, retryAfter := s.rpc.Serve(s.Peer(ctx), ctx.PostBody(), (*bp)[:0])
+	out, retryAfter := rpc.Serve(s.Peer(ctx), ctx.PostBody(), (*bp)[:0])
 	if retryAfter > 0 {
 		ctx.SetStatusCode(fasthttp.StatusTooManyRequests)
 		ctx.Response.Header.Set("Retry-After", strconv.Itoa(int((retryAfter+time.Second-1)/time.Second)))

@@ -235,6 +235,7 @@ func (n *Node) startAPI() error {
 	n.cfg.RPC.BlockTime = n.cfg.Sequencer.BlockTime // eth_simulateV1 spaces its blocks by it
 	n.rpc = rpc.New(n.cfg.RPC, rpc.Backend{Chain: n.chain, Pool: n.pool, Snapshots: n.store, Calls: n.calls}, n.reg)
 	n.http = httpserver.New(n.cfg.HTTP, n.rpc, n.health)
+	n.http.HandleRPC("/preconf", n.rpc.In(rpc.Preconf))
 	listeners := sequencer.Listeners{}
 	if err := n.startServices(&listeners); err != nil {
 		n.closeServices()
@@ -244,6 +245,7 @@ func (n *Node) startAPI() error {
 		n.cfg.WS.Peer = n.http.Peer
 		n.hub = ws.New(n.cfg.WS, n.rpc, n.chain, n.log)
 		n.http.Handle("/ws", n.hub.Handler)
+		n.http.Handle("/preconf/ws", n.hub.PreconfHandler)
 		listeners = append(listeners, n.hub)
 		if n.follower != nil {
 			listeners = append(listeners, &preconfirmedTxs{hub: n.hub})
@@ -450,12 +452,13 @@ func (n *Node) Run(ctx context.Context) error {
 		scheme = "https"
 	}
 	n.log.Info("JSON-RPC listening", "url", scheme+"://"+n.HTTPAddr())
+	n.log.Info("Flashblocks RPC listening (pre-confirmed receipts, opt-in)", "url", scheme+"://"+n.HTTPAddr()+"/preconf")
 	if n.hub != nil {
 		wsScheme := "ws"
 		if scheme == "https" {
 			wsScheme = "wss"
 		}
-		n.log.Info("WebSocket listening", "url", wsScheme+"://"+n.HTTPAddr()+"/ws")
+		n.log.Info("WebSocket listening", "url", wsScheme+"://"+n.HTTPAddr()+"/ws", "preconf", wsScheme+"://"+n.HTTPAddr()+"/preconf/ws")
 	}
 	n.logFaucet(scheme + "://" + n.HTTPAddr())
 	if n.index != nil {

@@ -177,7 +177,7 @@ func apiFlags(fs *flag.FlagSet, cfg *node.Config) *apiFlagValues {
 	fs.IntVar(&cfg.RPC.SimulateMaxBlocks, "rpc.simulate.maxblocks", cfg.RPC.SimulateMaxBlocks, "most blocks one eth_simulateV1 may simulate, gaps in its block numbers included")
 	fs.IntVar(&cfg.RPC.SimulateMaxCalls, "rpc.simulate.maxcalls", cfg.RPC.SimulateMaxCalls, "most calls one eth_simulateV1 may hold, in all its blocks (0: no cap; --rpc.gascap bounds their gas together)")
 	fs.BoolVar(&cfg.RPC.AllowUnprotectedTxs, "rpc.allow-unprotected-txs", false, "accept transactions signed without a chain ID (pre-EIP-155)")
-	fs.BoolVar(&cfg.RPC.PreconfirmedReceipts, "rpc.preconfirmed-receipts", cfg.RPC.PreconfirmedReceipts, "answer a pre-confirmed transaction's receipt before its block seals, as Base's Flashblocks RPC (false: null until sealed)")
+	fs.BoolVar(&cfg.RPC.PreconfirmedReceipts, "rpc.preconfirmed-receipts", cfg.RPC.PreconfirmedReceipts, "make / answer as /preconf (Base's Flashblocks RPC: a pre-confirmed transaction's receipt before its block seals); default: / answers receipts of sealed blocks only, as every chain, and clients opt into pre-confirmed receipts at /preconf")
 	fs.Uint64Var(&cfg.RPC.LogsBlockRange, "rpc.logs.maxrange", cfg.RPC.LogsBlockRange, "largest block range of eth_getLogs")
 	fs.IntVar(&cfg.Calls.Workers, "rpc.call.workers", 0, "eth_calls, estimates, access lists, traces and simulations that run at once (default: one per CPU; clients whose calls run long share one fewer, so blocks and cheap reads keep a CPU)")
 	fs.IntVar(&cfg.RPC.MaxStorageKeys, "rpc.maxstoragekeys", cfg.RPC.MaxStorageKeys, "most storage keys of one eth_getProof or eth_getStorageValues (0: no cap)")

@@ -4,11 +4,14 @@
 package pending
 
 import (
+	"encoding/binary"
 	"sync/atomic"
 	"time"
 
+	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/state"
 	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/stocknode/stocknode/node/callstate"
 )
@@ -109,3 +112,26 @@ func (s *Store) Load() *Snapshot { return s.current.Load() }
 
 // Publish makes snap the current snapshot.
 func (s *Store) Publish(snap *Snapshot) { s.current.Store(snap) }
+
+// PreconfHash is the hash the block being built goes by on the Preconf
+// view (/preconf) until it is sealed: Base's Flashblocks RPC gives a
+// pre-confirmed receipt a block hash, and ethers and viem look the block
+// up by it. The block has no hash of its own yet, and the one it will
+// have changes with every transaction added; this one is the same for all
+// of the block's pre-confirmations and on every replica (it depends on
+// the parent, the number and the prevrandao of the block's opening only),
+// and is not the hash of any block.
+func (b *Block) PreconfHash() common.Hash { return PreconfHashOf(b.Header) }
+
+// PreconfHashOf is PreconfHash of the block whose header (as opened, or
+// as sealed: the seal keeps the opening's parent, number and prevrandao)
+// is h.
+func PreconfHashOf(h *types.Header) common.Hash {
+	var num [8]byte
+	binary.BigEndian.PutUint64(num[:], h.Number.Uint64())
+	return crypto.Keccak256Hash([]byte(preconfDomain), h.ParentHash[:], num[:], h.MixDigest[:])
+}
+
+// preconfDomain keeps PreconfHash apart from every other keccak of the
+// same fields (the log's payload id among them).
+const preconfDomain = "stocknode preconf block"

@@ -15,6 +15,26 @@ import (
 type blockRef struct {
 	block   *types.Block
 	pending bool
+	// preconfHash, in the Preconf view, is the pending block's hash
+	// (pending.Block.PreconfHash); zero otherwise.
+	preconfHash common.Hash
+}
+
+// hash is the block's hash as the request's view gives it.
+func (ref blockRef) hash() common.Hash {
+	if ref.preconfHash != (common.Hash{}) {
+		return ref.preconfHash
+	}
+	return ref.block.Hash()
+}
+
+// pendingRef is the pending block as the request's view shows it.
+func pendingRef(r *request) blockRef {
+	ref := blockRef{block: pendingBlock(r.snap.Pending), pending: true}
+	if r.view == Preconf {
+		ref.preconfHash = r.snap.Pending.PreconfHash()
+	}
+	return ref
 }
 
 // pendingBlock assembles the pre-confirmed block of a snapshot: header roots
@@ -39,7 +59,7 @@ func (s *Server) blockByParam(r *request, i int) (blockRef, error) {
 		if r.snap.Pending.Header.Number.Cmp(r.snap.Head.Number()) == 0 {
 			return blockRef{block: r.snap.Head}, nil // no block production: pending is latest
 		}
-		return blockRef{block: pendingBlock(r.snap.Pending), pending: true}, nil
+		return pendingRef(r), nil
 	}
 	header, err := s.header(r, bp)
 	if errors.Is(err, errHeaderNotFound) || errors.Is(err, errHashNotFound) {
@@ -69,9 +89,41 @@ func (s *Server) blockByHashArg(r *request, i int) (blockRef, error) {
 	}
 	block := s.b.Chain.BlockChain().GetBlockByHash(hash)
 	if block == nil || block.NumberU64() > r.snap.Head.NumberU64() {
+		if r.view == Preconf {
+			return s.preconfBlock(r, hash), nil
+		}
 		return blockRef{}, nil
 	}
 	return blockRef{block: block}, nil
+}
+
+// preconfRecall is how many sealed blocks back a PreconfHash still finds
+// its block: a receipt read just before a seal names the pending block's
+// PreconfHash, and a client looks it up a moment later.
+const preconfRecall = 64
+
+// preconfBlock finds the block whose PreconfHash is hash: the pending
+// block while it is built, then the sealed block it became (for
+// preconfRecall blocks); an empty ref when there is none.
+func (s *Server) preconfBlock(r *request, hash common.Hash) blockRef {
+	if p := r.snap.Pending; p.Header.Number.Cmp(r.snap.Head.Number()) > 0 && p.PreconfHash() == hash {
+		return pendingRef(r)
+	}
+	bc := s.b.Chain.BlockChain()
+	header := r.snap.HeadHeader
+	for range preconfRecall {
+		if header == nil || header.Number.Sign() == 0 {
+			break
+		}
+		if pending.PreconfHashOf(header) == hash {
+			if header.Hash() == r.snap.Head.Hash() {
+				return blockRef{block: r.snap.Head}
+			}
+			return blockRef{block: bc.GetBlock(header.Hash(), header.Number.Uint64())}
+		}
+		header = bc.GetHeader(header.ParentHash, header.Number.Uint64()-1)
+	}
+	return blockRef{}
 }
 
 // fullTxArg parses the required boolean argument i ("hydrated").
@@ -94,9 +146,10 @@ func (s *Server) writeBlock(r *request, ref blockRef, full bool) error {
 	if ref.block == nil {
 		return nil // null
 	}
-	fields := marshalBlock(ref.block, full, s.b.Chain.Config())
-	if ref.pending {
+	fields := marshalBlock(ref.block, ref.hash(), full, s.b.Chain.Config())
+	if ref.pending && ref.preconfHash == (common.Hash{}) {
 		// As geth: the pending block has no hash, nonce or miner yet.
+		// (Base's has them: the Preconf view keeps them.)
 		fields["hash"], fields["nonce"], fields["miner"] = nil, nil, nil
 	}
 	return r.writeJSON(fields)
@@ -178,7 +231,7 @@ func (s *Server) writeTxAt(r *request, ref blockRef, i int) error {
 		return nil
 	}
 	b := ref.block
-	tx := NewRPCTransaction(b.Transactions()[index], b.Hash(), b.NumberU64(), b.Time(), index, b.BaseFee(), s.b.Chain.Config())
+	tx := NewRPCTransaction(b.Transactions()[index], ref.hash(), b.NumberU64(), b.Time(), index, b.BaseFee(), s.b.Chain.Config())
 	return r.writeJSON(tx)
 }
 
@@ -225,7 +278,7 @@ func ethGetBlockReceipts(s *Server, r *request) error {
 	signer := types.MakeSigner(s.b.Chain.Config(), b.Number(), b.Time())
 	out := make([]map[string]any, len(receipts))
 	for i, receipt := range receipts {
-		out[i] = marshalReceipt(receipt, b.Hash(), b.NumberU64(), signer, b.Transactions()[i], i)
+		out[i] = marshalReceipt(receipt, ref.hash(), b.NumberU64(), signer, b.Transactions()[i], i)
 	}
 	return r.writeJSON(out)
 }

@@ -28,6 +28,7 @@ import (
 // testNode is an in-memory preview chain with a sequencer and an RPC server.
 type testNode struct {
 	t     testing.TB
+	view  View // the view its requests are answered in
 	srv   *Server
 	chain *chain.Chain
 	pool  *txpool.Pool
@@ -118,9 +119,17 @@ type rpcResponse struct {
 	} `json:"error"`
 }
 
+// in is n answering in view v (/preconf for Preconf).
+func (n *testNode) in(v View) *testNode {
+	c := *n
+	c.view = v
+	return &c
+}
+
 // raw sends body and returns the raw response.
 func (n *testNode) raw(body string) string {
-	return string(n.srv.Handle([]byte(body), nil))
+	out, _ := n.srv.HandleFrom(nil, n.view, []byte(body), nil, nil)
+	return string(out)
 }
 
 // call sends one request with params given as Go values (JSON-encoded).

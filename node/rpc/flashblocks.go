@@ -12,22 +12,25 @@ import (
 )
 
 // A pre-confirmed transaction, as Base's Flashblocks RPC answers for one
-// (docs.base.org, Flashblocks API; base/base's flashblocks RPC): it is in
-// the pending block, at its index, with a receipt, before that block is
-// sealed. The block has no hash yet: a transaction object says blockHash
-// null with the block's number and the transaction's index; a receipt,
-// and its logs, say the zero hash (ethers will not take a receipt whose
-// blockHash is null). Everything else is what the sealed block will say:
-// the sequencer seals a block with the transactions it pre-confirmed, in
-// their order, so number, index, status, gas and logs do not change.
+// (docs.base.org, Flashblocks API; base/node-reth's flashblocks RPC), in
+// the Preconf view: it is in the pending block, at its index, with a
+// receipt, before that block is sealed. The block has no hash of its own
+// yet: its transactions, receipts and logs carry its PreconfHash, by
+// which eth_getBlockByHash finds it (the pending block while it is built,
+// the sealed block after), so that ethers' receipt.getBlock() and viem's
+// getBlock({blockHash}) work. Everything else is what the sealed block
+// will say: the sequencer seals a block with the transactions it
+// pre-confirmed, in their order, so number, index, status, gas and logs do
+// not change; only the block hash does, at the seal.
 
 // preconfirmedTx is the transaction object of the pending block's i-th
-// transaction: blockHash null, blockNumber and transactionIndex set, and
-// the effective gas price under the pending block's base fee.
+// transaction: the block's PreconfHash, number and the transaction's
+// index, and the effective gas price under the pending block's base fee.
 func preconfirmedTx(p *pending.Block, i int, config *params.ChainConfig) *rpcTransaction {
 	tx, h := p.Transactions[i], p.Header
 	out := NewRPCTransaction(tx, common.Hash{}, h.Number.Uint64(), h.Time, 0, nil, config)
-	index, time := hexutil.Uint64(i), hexutil.Uint64(h.Time)
+	index, time, hash := hexutil.Uint64(i), hexutil.Uint64(h.Time), p.PreconfHash()
+	out.BlockHash = &hash
 	out.BlockNumber = (*hexutil.Big)(new(big.Int).Set(h.Number))
 	out.TransactionIndex, out.BlockTimestamp = &index, &time
 	out.GasPrice = (*hexutil.Big)(paidGasPrice(tx, h.BaseFee))
@@ -39,22 +42,24 @@ func preconfirmedTx(p *pending.Block, i int, config *params.ChainConfig) *rpcTra
 func preconfirmedReceipt(p *pending.Block, i int, config *params.ChainConfig) map[string]any {
 	tx, receipt, h := p.Transactions[i], p.Receipts[i], p.Header
 	signer := types.MakeSigner(config, h.Number, h.Time)
-	fields := marshalReceipt(receipt, common.Hash{}, h.Number.Uint64(), signer, tx, i)
-	fields["logs"] = PreconfirmedLogs(receipt.Logs)
+	hash := p.PreconfHash()
+	fields := marshalReceipt(receipt, hash, h.Number.Uint64(), signer, tx, i)
+	fields["logs"] = PreconfirmedLogs(receipt.Logs, hash)
 	// The builder's receipts leave it unset, as go-ethereum's do before a
 	// block is stored.
 	fields["effectiveGasPrice"] = (*hexutil.Big)(paidGasPrice(tx, h.BaseFee))
 	return fields
 }
 
-// PreconfirmedLogs are logs with the zero block hash: go-ethereum stamps a
-// log with the hash of the header it was executed under, which for a block
-// being built is not the hash it will have.
-func PreconfirmedLogs(logs []*types.Log) []*types.Log {
+// PreconfirmedLogs are logs with blockHash as their block's hash (the
+// pending block's PreconfHash, or zero): go-ethereum stamps a log with the
+// hash of the header it was executed under, which for a block being built
+// is no block's.
+func PreconfirmedLogs(logs []*types.Log, blockHash common.Hash) []*types.Log {
 	out := make([]*types.Log, len(logs))
 	for i, l := range logs {
 		c := *l
-		c.BlockHash = common.Hash{}
+		c.BlockHash = blockHash
 		out[i] = &c
 	}
 	return out
@@ -91,7 +96,7 @@ func FlashblockTransaction(p *pending.Block, i int, config *params.ChainConfig) 
 		Status:            hexutil.Uint64(receipt.Status),
 		CumulativeGasUsed: hexutil.Uint64(receipt.CumulativeGasUsed),
 		LogsBloom:         receipt.Bloom,
-		Logs:              PreconfirmedLogs(receipt.Logs),
+		Logs:              PreconfirmedLogs(receipt.Logs, p.PreconfHash()),
 	}
 	if receipt.ContractAddress != (common.Address{}) {
 		addr := receipt.ContractAddress

@@ -3,6 +3,7 @@ package rpc
 import (
 	"encoding/json"
 	"math/big"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -39,9 +40,9 @@ func (n *testNode) status(hash common.Hash) string {
 	return out.Status
 }
 
-// preconfirmedReceipt polls for hash's receipt and returns it if it is a
-// pre-confirmed one (the zero block hash), nil if the first receipt served
-// was already the sealed block's.
+// preconfirmedReceipt polls, on n's view, for hash's receipt and returns
+// it if it is a pre-confirmed one (not a sealed block's), nil if the first
+// receipt served was already the sealed block's.
 func (n *testNode) preconfirmedReceipt(hash common.Hash) map[string]any {
 	n.t.Helper()
 	var receipt map[string]any
@@ -49,23 +50,25 @@ func (n *testNode) preconfirmedReceipt(hash common.Hash) map[string]any {
 		n.result(&receipt, "eth_getTransactionReceipt", hash)
 		return receipt != nil
 	})
-	if receipt["blockHash"] != (common.Hash{}).Hex() {
-		return nil
+	var block map[string]any
+	if n.result(&block, "eth_getBlockByNumber", receipt["blockNumber"], false); block != nil && block["hash"] == receipt["blockHash"] {
+		return nil // sealed
 	}
 	return receipt
 }
 
-// A pre-confirmed transaction's receipt is served before its block seals,
-// as Base's Flashblocks RPC serves it: the pending block's number, the zero
-// block hash, and otherwise exactly what the sealed block's receipt says
-// (index, status, gas, logs). Its transaction object names the block's
-// number and its index, with blockHash null, as Base's does.
+// On /preconf a pre-confirmed transaction's receipt is served before its
+// block seals, as Base's Flashblocks RPC serves it: the pending block's
+// number, the block's PreconfHash, and otherwise exactly what the sealed
+// block's receipt says (index, status, gas, logs). Its transaction object
+// names the same block. eth_getBlockByHash finds the block by that hash,
+// pending before the seal and sealed after.
 func TestPreconfirmedReceiptIsTheSealedOne(t *testing.T) {
-	n := newTestNode(t, 500*time.Millisecond, 50*time.Millisecond)
+	n := newTestNode(t, 500*time.Millisecond, 50*time.Millisecond).in(Preconf)
 	contract := common.HexToAddress(n.waitSealed(n.send(2, nil, new(big.Int), 200_000, deployCode(logRuntime)))["contractAddress"].(string))
 
 	var hash common.Hash
-	var early map[string]any
+	var early, earlyBlock map[string]any
 	// A send that lands right at a seal may be sealed before the first
 	// poll: send again.
 	for attempt := 0; early == nil; attempt++ {
@@ -74,7 +77,9 @@ func TestPreconfirmedReceiptIsTheSealedOne(t *testing.T) {
 		}
 		n.send(2, &contract, new(big.Int), 100_000, []byte{1}) // not alone in its block
 		hash = n.send(2, &contract, new(big.Int), 100_000, []byte{0xbe, 0xef})
-		early = n.preconfirmedReceipt(hash)
+		if early = n.preconfirmedReceipt(hash); early != nil {
+			n.result(&earlyBlock, "eth_getBlockByHash", early["blockHash"], false)
+		}
 	}
 	var earlyTx map[string]any
 	n.result(&earlyTx, "eth_getTransactionByHash", hash)
@@ -82,11 +87,19 @@ func TestPreconfirmedReceiptIsTheSealedOne(t *testing.T) {
 	n.result(&head, "eth_blockNumber")
 
 	sealed := n.waitSealed(hash)
-	var sealedTx map[string]any
+	var sealedTx, sealedBlock map[string]any
 	n.result(&sealedTx, "eth_getTransactionByHash", hash)
+	n.result(&sealedBlock, "eth_getBlockByHash", early["blockHash"], false)
 
-	if earlyTx["blockHash"] != nil || earlyTx["blockNumber"] != early["blockNumber"] || earlyTx["transactionIndex"] != early["transactionIndex"] {
-		t.Fatalf("pre-confirmed transaction %v, receipt in block %v at %v", earlyTx, early["blockNumber"], early["transactionIndex"])
+	preconf := early["blockHash"]
+	if earlyTx["blockHash"] != preconf || earlyTx["blockNumber"] != early["blockNumber"] || earlyTx["transactionIndex"] != early["transactionIndex"] {
+		t.Fatalf("pre-confirmed transaction %v, receipt in block %v %v at %v", earlyTx, preconf, early["blockNumber"], early["transactionIndex"])
+	}
+	if earlyBlock == nil || earlyBlock["hash"] != preconf || earlyBlock["number"] != early["blockNumber"] || !slices.Contains(earlyBlock["transactions"].([]any), any(hash.Hex())) {
+		t.Fatalf("eth_getBlockByHash(%v) before the seal: %v", preconf, earlyBlock)
+	}
+	if sealedBlock == nil || sealedBlock["hash"] != sealed["blockHash"] {
+		t.Fatalf("eth_getBlockByHash(%v) after the seal: %v, want the sealed block %v", preconf, sealedBlock, sealed["blockHash"])
 	}
 	if earlyTx["gasPrice"] != early["effectiveGasPrice"] {
 		t.Fatalf("pre-confirmed gasPrice %v, receipt's effectiveGasPrice %v", earlyTx["gasPrice"], early["effectiveGasPrice"])
@@ -96,10 +109,9 @@ func TestPreconfirmedReceiptIsTheSealedOne(t *testing.T) {
 	}
 	// What the seal changes: the block hash, in the receipt, its logs and
 	// the transaction object. Nothing else.
-	zero := (common.Hash{}).Hex()
 	for _, l := range early["logs"].([]any) {
-		if l.(map[string]any)["blockHash"] != zero {
-			t.Fatalf("pre-confirmed log %v has a block hash", l)
+		if l.(map[string]any)["blockHash"] != preconf {
+			t.Fatalf("pre-confirmed log %v does not name the receipt's block %v", l, preconf)
 		}
 		l.(map[string]any)["blockHash"] = sealed["blockHash"]
 	}
@@ -118,34 +130,58 @@ func TestPreconfirmedReceiptIsTheSealedOne(t *testing.T) {
 	}
 }
 
-// With --rpc.preconfirmed-receipts=false a pre-confirmed transaction
-// answers as a pooled one until its block seals: no receipt, no block
-// fields. The block stays open here, so the transaction stays pre-confirmed.
-func TestPreconfirmedReceiptsOff(t *testing.T) {
-	for _, on := range []bool{true, false} {
-		n := newTestNode(t, time.Hour, 20*time.Millisecond, func(c *testConfig) { c.rpc.PreconfirmedReceipts = on })
-		to := common.HexToAddress("0x00000000000000000000000000000000000000aa")
-		hash := n.send(4, &to, big.NewInt(1), params.TxGas, nil)
-		waitFor(t, "the transaction pre-confirmed", func() bool {
-			var block struct {
-				Transactions []common.Hash `json:"transactions"`
+// The Standard view (/) answers a pre-confirmed transaction as a pooled
+// one until its block seals: no receipt, no block fields; the Preconf view
+// (/preconf) answers its receipt; Config.PreconfirmedReceipts makes / answer
+// as /preconf. The block stays open here, so the transaction stays
+// pre-confirmed. Either way its status is Known.
+func TestViews(t *testing.T) {
+	tests := []struct {
+		name      string
+		view      View
+		flag      bool
+		receipt   bool
+		blockHash bool // the pending block has a hash (Base's shape)
+	}{
+		{"/", Standard, false, false, false},
+		{"/preconf", Preconf, false, true, true},
+		{"/ with --rpc.preconfirmed-receipts", Standard, true, true, true},
+		{"/preconf with --rpc.preconfirmed-receipts", Preconf, true, true, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			n := newTestNode(t, time.Hour, 20*time.Millisecond, func(c *testConfig) { c.rpc.PreconfirmedReceipts = tt.flag }).in(tt.view)
+			to := common.HexToAddress("0x00000000000000000000000000000000000000aa")
+			hash := n.send(4, &to, big.NewInt(1), params.TxGas, nil)
+			var block map[string]any
+			waitFor(t, "the transaction pre-confirmed", func() bool {
+				n.result(&block, "eth_getBlockByNumber", "pending", false)
+				txs := block["transactions"].([]any)
+				return len(txs) == 1 && txs[0] == hash.Hex()
+			})
+			var receipt, tx map[string]any
+			n.result(&receipt, "eth_getTransactionReceipt", hash)
+			n.result(&tx, "eth_getTransactionByHash", hash)
+			if tt.receipt {
+				if receipt == nil || receipt["blockNumber"] != "0x1" || receipt["status"] != "0x1" || tx["blockNumber"] != "0x1" || tx["transactionIndex"] != "0x0" ||
+					receipt["blockHash"] != block["hash"] || tx["blockHash"] != block["hash"] {
+					t.Fatalf("receipt %v, transaction %v, pending block %v", receipt, tx, block["hash"])
+				}
+			} else if receipt != nil || tx["blockNumber"] != nil || tx["transactionIndex"] != nil || tx["blockHash"] != nil {
+				t.Fatalf("receipt %v, transaction %v; want no receipt and no block fields", receipt, tx)
 			}
-			n.result(&block, "eth_getBlockByNumber", "pending", false)
-			return len(block.Transactions) == 1 && block.Transactions[0] == hash
+			if got := block["hash"] != nil; got != tt.blockHash {
+				t.Errorf("pending block's hash %v, want one: %v", block["hash"], tt.blockHash)
+			}
+			var byHash map[string]any
+			n.result(&byHash, "eth_getBlockByHash", n.store.Load().Pending.PreconfHash(), false)
+			if got := byHash != nil; got != tt.blockHash {
+				t.Errorf("eth_getBlockByHash(PreconfHash) = %v, want the pending block: %v", byHash, tt.blockHash)
+			}
+			if got := n.status(hash); got != "Known" {
+				t.Fatalf("status of a pre-confirmed transaction = %s", got)
+			}
 		})
-		var receipt, tx map[string]any
-		n.result(&receipt, "eth_getTransactionReceipt", hash)
-		n.result(&tx, "eth_getTransactionByHash", hash)
-		if on {
-			if receipt == nil || receipt["blockNumber"] != "0x1" || receipt["status"] != "0x1" || tx["blockNumber"] != "0x1" || tx["transactionIndex"] != "0x0" {
-				t.Fatalf("on: receipt %v, transaction %v", receipt, tx)
-			}
-		} else if receipt != nil || tx["blockNumber"] != nil || tx["transactionIndex"] != nil || tx["blockHash"] != nil {
-			t.Fatalf("off: receipt %v, transaction %v", receipt, tx)
-		}
-		if got := n.status(hash); got != "Known" {
-			t.Fatalf("status of a pre-confirmed transaction = %s", got)
-		}
 	}
 }
 

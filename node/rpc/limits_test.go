@@ -154,7 +154,7 @@ func TestFilterCaps(t *testing.T) {
 	alice := peer.New(netip.MustParseAddr("192.0.2.1"), nil)
 	bob := peer.New(netip.MustParseAddr("192.0.2.2"), nil)
 	newFilter := func(p *peer.Peer) rpcResponse {
-		out, _ := n.srv.HandleFrom(p, []byte(`{"jsonrpc":"2.0","id":1,"method":"eth_newBlockFilter"}`), nil, nil)
+		out, _ := n.srv.HandleFrom(p, Standard, []byte(`{"jsonrpc":"2.0","id":1,"method":"eth_newBlockFilter"}`), nil, nil)
 		var resp rpcResponse
 		if err := json.Unmarshal(out, &resp); err != nil {
 			t.Fatal(err)
@@ -245,7 +245,7 @@ func TestCallStopsWhenClientLeaves(t *testing.T) {
 	defer server.Close()
 	client.Close()
 	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"eth_call","params":[{"data":"%s","gas":"0x%x"},"latest"]}`, hexutil.Encode(loopInit), uint64(1<<40))
-	out, _ := n.srv.HandleFrom(peer.FromConn(server), []byte(body), nil, nil)
+	out, _ := n.srv.HandleFrom(peer.FromConn(server), Standard, []byte(body), nil, nil)
 	if !strings.Contains(string(out), pool.ErrGone.Error()) {
 		t.Fatalf("call of a client that left = %s, want %q", out, pool.ErrGone)
 	}
@@ -258,7 +258,7 @@ func TestRateLimits(t *testing.T) {
 	})
 	p := peer.New(netip.MustParseAddr("192.0.2.9"), nil)
 	send := func(body string) (rpcResponse, time.Duration) {
-		out, retry := n.srv.HandleFrom(p, []byte(body), nil, nil)
+		out, retry := n.srv.HandleFrom(p, Standard, []byte(body), nil, nil)
 		var resp rpcResponse
 		json.Unmarshal(out, &resp)
 		return resp, retry

@@ -10,6 +10,7 @@ import (
 	json "github.com/goccy/go-json"
 
 	"github.com/stocknode/stocknode/codec"
+	"github.com/stocknode/stocknode/node/pending"
 )
 
 // geth's limits on a filter's criteria (eth/filters): they bound what one
@@ -266,7 +267,7 @@ func (s *Server) logs(r *request, q *LogFilter, from, to uint64) ([]*types.Log, 
 			}
 		}
 		if n > head {
-			if err := c.receipts(q, r.snap.Pending.Receipts, n); err != nil {
+			if err := c.pendingReceipts(q, r.snap.Pending, n, r.view); err != nil {
 				return c.out, err
 			}
 			break
@@ -372,6 +373,29 @@ func (c *logCollector) receipts(q *LogFilter, receipts types.Receipts, n uint64)
 				continue
 			}
 			if err := c.add(l, n); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// pendingReceipts adds the matching logs of the pending block p (number
+// n), each naming p's PreconfHash as its block's in the Preconf view, the
+// zero hash in the Standard view (where the block has none yet).
+func (c *logCollector) pendingReceipts(q *LogFilter, p *pending.Block, n uint64, view View) error {
+	var hash common.Hash
+	if view == Preconf {
+		hash = p.PreconfHash()
+	}
+	for _, receipt := range p.Receipts {
+		for _, l := range receipt.Logs {
+			if !q.Matches(l) {
+				continue
+			}
+			copied := *l
+			copied.BlockHash = hash
+			if err := c.add(&copied, n); err != nil {
 				return err
 			}
 		}

@@ -77,14 +77,17 @@ func MarshalHeader(h *types.Header) map[string]any {
 }
 
 // marshalBlock is geth's RPCMarshalBlock with transactions included.
-func marshalBlock(block *types.Block, fullTx bool, config *params.ChainConfig) map[string]any {
+// marshalBlock is block's JSON as geth's, its transactions naming hash as
+// their block's (the pending block's PreconfHash in the Preconf view).
+func marshalBlock(block *types.Block, hash common.Hash, fullTx bool, config *params.ChainConfig) map[string]any {
 	fields := MarshalHeader(block.Header())
+	fields["hash"] = hash
 	fields["size"] = hexutil.Uint64(block.Size())
 	txs := block.Transactions()
 	list := make([]any, len(txs))
 	for i, tx := range txs {
 		if fullTx {
-			list[i] = NewRPCTransaction(tx, block.Hash(), block.NumberU64(), block.Time(), uint64(i), block.BaseFee(), config)
+			list[i] = NewRPCTransaction(tx, hash, block.NumberU64(), block.Time(), uint64(i), block.BaseFee(), config)
 		} else {
 			list[i] = tx.Hash()
 		}

@@ -61,9 +61,10 @@ type Config struct {
 	// BlockTime is the chain's (--block-time): eth_simulateV1 spaces
 	// blocks without a timestamp by it; 0: 12 s, as geth.
 	BlockTime time.Duration
-	// PreconfirmedReceipts answers a pre-confirmed transaction's receipt
-	// and block position as Base's Flashblocks RPC does (flashblocks.go);
-	// off, it answers as a pooled one until its block is sealed.
+	// PreconfirmedReceipts makes the Standard view (/) answer as the
+	// Preconf one (/preconf): pre-confirmed transactions' receipts and
+	// block positions as Base's Flashblocks RPC gives them. Off (the
+	// default), a receipt on / means a sealed block.
 	PreconfirmedReceipts bool
 }
 
@@ -84,8 +85,6 @@ func DefaultConfig() Config {
 		MaxStorageKeys:     1024,
 		SimulateMaxBlocks:  256,
 		SimulateMaxCalls:   10_000,
-
-		PreconfirmedReceipts: true,
 	}
 }
 
@@ -132,6 +131,7 @@ const maxArgs = 4
 // room its response has left.
 type origin struct {
 	peer     *peer.Peer // nil: a local caller (tests, benchmarks)
+	view     View
 	deadline time.Time  // zero: none
 	room     int        // bytes the response may still take
 }
@@ -184,27 +184,28 @@ type Extension func(req *codec.Request, dst []byte) ([]byte, bool)
 // appending the response to dst. It returns dst unchanged when nothing is
 // to be sent back (a notification, or a batch of notifications).
 func (s *Server) Handle(body, dst []byte) []byte {
-	out, _ := s.HandleFrom(nil, body, dst, nil)
+	out, _ := s.HandleFrom(nil, Standard, body, dst, nil)
 	return out
 }
 
-// Serve is HandleFrom for HTTP, which has no extra methods.
+// Serve is HandleFrom for HTTP in the Standard view, which has no extra
+// methods.
 func (s *Server) Serve(p *peer.Peer, body, dst []byte) ([]byte, time.Duration) {
-	return s.HandleFrom(p, body, dst, nil)
+	return s.HandleFrom(p, Standard, body, dst, nil)
 }
 
-// HandleFrom answers body for the client p (nil: a local caller), with the
-// transport's extra methods (ext may be nil). p's rate limits are charged
-// first: over them, every request is answered -32005 and retryAfter says
-// when p may try again. p keys the client's share of the call bound, and
-// work for p stops when p hangs up.
-func (s *Server) HandleFrom(p *peer.Peer, body, dst []byte, ext Extension) (out []byte, retry time.Duration) {
+// HandleFrom answers body for the client p (nil: a local caller) in view v,
+// with the transport's extra methods (ext may be nil). p's rate limits are
+// charged first: over them, every request is answered -32005 and
+// retryAfter says when p may try again. p keys the client's share of the
+// call bound, and work for p stops when p hangs up.
+func (s *Server) HandleFrom(p *peer.Peer, v View, body, dst []byte, ext Extension) (out []byte, retry time.Duration) {
 	if s.limiter != nil && p != nil {
 		if d := s.admit(p, body); d != nil {
 			return appendDenied(dst, body, d), retryAfter(d)
 		}
 	}
-	o := origin{peer: p, room: s.cfg.BatchResponseLimit}
+	o := origin{peer: p, view: s.effective(v), room: s.cfg.BatchResponseLimit}
 	if s.cfg.RequestTimeout > 0 {
 		o.deadline = time.Now().Add(s.cfg.RequestTimeout)
 	}

@@ -134,7 +134,7 @@ func (s *Server) marshalSimulated(blocks []*simulate.Block, fullTx bool) []map[s
 	config := s.b.Chain.Config()
 	out := make([]map[string]any, len(blocks))
 	for i, b := range blocks {
-		fields := marshalBlock(b.Block, fullTx, config)
+		fields := marshalBlock(b.Block, b.Block.Hash(), fullTx, config)
 		if fullTx {
 			for j, tx := range fields["transactions"].([]any) {
 				tx.(*rpcTransaction).From = b.Senders[j]

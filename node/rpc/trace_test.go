@@ -333,7 +333,7 @@ func TestTraceStopsWhenClientLeaves(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		out, _ := n.srv.HandleFrom(peer.FromConn(hungUp(t)), body, nil, nil)
+		out, _ := n.srv.HandleFrom(peer.FromConn(hungUp(t)), Standard, body, nil, nil)
 		if !strings.Contains(string(out), pool.ErrGone.Error()) {
 			t.Errorf("%v: %s, want %q", cfg["tracerConfig"], out, pool.ErrGone)
 		}

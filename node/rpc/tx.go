@@ -24,21 +24,22 @@ var errTxIndexing = errors.New("transaction indexing is in progress")
 
 // findTx looks a transaction up as of the request's snapshot.
 //
-// A pre-confirmed transaction answers as Base's Flashblocks RPC answers it
-// (flashblocks.go): with its receipt and the pending block's number, so
-// that ethers' tx.wait() and viem's waitForTransactionReceipt return
-// within one pre-confirmation. Those libraries take a receipt to mean "in
-// a block", and a read of latest right after them does not see the
-// transaction yet: it is in pending until its block seals. With
-// Config.PreconfirmedReceipts off, it answers as a pooled one (no block
-// fields, no receipt) until the seal, so a receipt means that latest reads
-// see it; its transactions and receipts are then served through the
-// pending block only: eth_getBlockByNumber("pending"),
-// eth_getBlockReceipts("pending"), eth_getLogs and the subscriptions.
+// In the Preconf view a pre-confirmed transaction answers as Base's
+// Flashblocks RPC answers it (flashblocks.go): with its receipt and the
+// pending block's number, so that ethers' tx.wait() and viem's
+// waitForTransactionReceipt return within one pre-confirmation, for the
+// clients that opted in. Those libraries take a receipt to mean "in a
+// block", and a read of latest right after them does not see the
+// transaction yet: it is in pending until its block seals. In the
+// Standard view it answers as a pooled one (no block fields, no receipt)
+// until the seal, so a receipt means that latest reads see it; its
+// transactions and receipts are then served through the pending block
+// only: eth_getBlockByNumber("pending"), eth_getBlockReceipts("pending"),
+// eth_getLogs and the subscriptions.
 func (s *Server) findTx(r *request, hash common.Hash) (txLocation, bool, error) {
 	for i, tx := range r.snap.Pending.Transactions {
 		if tx.Hash() == hash {
-			return txLocation{tx: tx, index: i, preconfirmed: s.cfg.PreconfirmedReceipts}, true, nil
+			return txLocation{tx: tx, index: i, preconfirmed: r.view == Preconf}, true, nil
 		}
 	}
 	bc := s.b.Chain.BlockChain()

@@ -69,7 +69,9 @@ func (h *Hub) preconfirmed(snap *pending.Snapshot) {
 	}
 	// As Base's: a pre-confirmed log names no block hash yet (the zero
 	// hash), like the pre-confirmed receipt it is in.
-	if logs := encodeLogs(p.Receipts[from:], rpc.PreconfirmedLogs); len(logs) > 0 {
+	hash := p.PreconfHash()
+	preconfirmed := func(logs []*types.Log) []*types.Log { return rpc.PreconfirmedLogs(logs, hash) }
+	if logs := encodeLogs(p.Receipts[from:], preconfirmed); len(logs) > 0 {
 		h.fanOut(delivery{kind: kindPendingLogs, logs: logs})
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/fasthttp/websocket"
 
+	"github.com/stocknode/stocknode/node/rpc"
 	"github.com/stocknode/stocknode/peer"
 )
 
@@ -36,6 +37,7 @@ type payload struct{ b []byte }
 type conn struct {
 	id         uint64
 	peer       *peer.Peer // the client, for its rate limits and hang-up
+	view       rpc.View   // the semantics of its JSON-RPC calls (/ws or /preconf/ws)
 	shardIndex int        // position in its shard's slice, guarded by the shard's lock
 	ws         *websocket.Conn
 	hub        *Hub

@@ -98,8 +98,8 @@ func TestNewFlashblockTransactions(t *testing.T) {
 				t.Fatalf("full notification lacks %s: %s", f, raw)
 			}
 		}
-		if tx.Hash != sent[i] || tx.BlockHash != nil {
-			t.Fatalf("full notification %d: hash %s blockHash %v, want %s and null", i, tx.Hash, tx.BlockHash, sent[i])
+		if tx.Hash != sent[i] || tx.BlockHash == nil || *tx.BlockHash == (common.Hash{}) {
+			t.Fatalf("full notification %d: hash %s blockHash %v, want %s and the pending block's PreconfHash", i, tx.Hash, tx.BlockHash, sent[i])
 		}
 		// The sealed block says the same, but for the block hash.
 		var sealed map[string]any
@@ -129,8 +129,8 @@ func TestNewFlashblockTransactions(t *testing.T) {
 		}
 		for j, l := range fields["logs"].([]any) {
 			pre, post := l.(map[string]any), sealedLogs[j].(map[string]any)
-			if pre["blockHash"] != (common.Hash{}).Hex() {
-				t.Fatalf("a pre-confirmed log names block %v", pre["blockHash"])
+			if pre["blockHash"] != tx.BlockHash.Hex() {
+				t.Fatalf("a pre-confirmed log names block %v, its transaction %v", pre["blockHash"], tx.BlockHash)
 			}
 			pre["blockHash"] = post["blockHash"]
 			if a, b := mustMarshal(pre), mustMarshal(post); a != b {
@@ -152,13 +152,15 @@ func TestNewFlashblockTransactions(t *testing.T) {
 			t.Fatalf("{} filter notification %d is of %s, want %s: a transaction without logs matches no filter", i, tx.Hash, sent[i+1])
 		}
 	}
-	for _, raw := range logs {
+	for i, raw := range logs {
 		var l struct {
 			BlockHash common.Hash `json:"blockHash"`
 		}
 		json.Unmarshal(raw, &l)
-		if l.BlockHash != (common.Hash{}) {
-			t.Fatalf("pendingLogs notification names block %s, want the zero hash as Base: %s", l.BlockHash, raw)
+		var full flashTx
+		json.Unmarshal(fulls[i+1], &full)
+		if full.BlockHash == nil || l.BlockHash != *full.BlockHash {
+			t.Fatalf("pendingLogs notification names block %s, its transaction's notification %v: %s", l.BlockHash, full.BlockHash, raw)
 		}
 	}
 	// Every transaction above is sealed now, so all their notifications

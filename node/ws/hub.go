@@ -171,8 +171,16 @@ func (h *Hub) checkOrigin(ctx *fasthttp.RequestCtx) bool {
 	return false
 }
 
-// Handler upgrades GET /ws.
-func (h *Hub) Handler(ctx *fasthttp.RequestCtx) {
+// Handler upgrades GET /ws: its JSON-RPC calls are answered in the
+// Standard view.
+func (h *Hub) Handler(ctx *fasthttp.RequestCtx) { h.upgrade(ctx, rpc.Standard) }
+
+// PreconfHandler upgrades GET /preconf/ws: its JSON-RPC calls are answered
+// in the Preconf view (Base's Flashblocks RPC). The subscriptions are the
+// same on both.
+func (h *Hub) PreconfHandler(ctx *fasthttp.RequestCtx) { h.upgrade(ctx, rpc.Preconf) }
+
+func (h *Hub) upgrade(ctx *fasthttp.RequestCtx, view rpc.View) {
 	if !websocket.FastHTTPIsWebSocketUpgrade(ctx) {
 		ctx.Error("expected a WebSocket upgrade", fasthttp.StatusBadRequest)
 		return
@@ -193,7 +201,7 @@ func (h *Hub) Handler(ctx *fasthttp.RequestCtx) {
 	err := h.upgrader.Upgrade(ctx, func(ws *websocket.Conn) {
 		defer h.wg.Done()
 		defer h.conns.Add(-1)
-		h.serve(ws, client)
+		h.serve(ws, client, view)
 	})
 	if err != nil {
 		h.wg.Done()
@@ -215,9 +223,9 @@ func (h *Hub) peerOf(ctx *fasthttp.RequestCtx) *peer.Peer {
 // serve reads client's requests until the connection ends. A call still
 // running when the client hangs up, or the server closes the connection,
 // is stopped by the call bound, which asks client whether it is still there.
-func (h *Hub) serve(ws *websocket.Conn, client *peer.Peer) {
+func (h *Hub) serve(ws *websocket.Conn, client *peer.Peer, view rpc.View) {
 	c := newConn(h, ws)
-	c.peer = client
+	c.peer, c.view = client, view
 	shard := h.shards[c.id%uint64(len(h.shards))]
 	shard.add(c)
 	c.readLoop()

@@ -47,7 +47,7 @@ type subscription struct {
 // Every message is charged to the client's rate limits as an HTTP request
 // would be.
 func (h *Hub) handle(c *conn, msg []byte) []byte {
-	out, _ := h.rpc.HandleFrom(c.peer, msg, nil, func(req *codec.Request, dst []byte) ([]byte, bool) {
+	out, _ := h.rpc.HandleFrom(c.peer, c.view, msg, nil, func(req *codec.Request, dst []byte) ([]byte, bool) {
 		switch string(req.Method) {
 		case "eth_subscribe":
 			return h.subscribe(c, req, dst), true
