@@ -132,8 +132,8 @@ const maxArgs = 4
 type origin struct {
 	peer     *peer.Peer // nil: a local caller (tests, benchmarks)
 	view     View
-	deadline time.Time  // zero: none
-	room     int        // bytes the response may still take
+	deadline time.Time // zero: none
+	room     int       // bytes the response may still take
 }
 
 // request is the per-call scratch state, pooled so a hot call allocates nothing.
