@@ -17,16 +17,17 @@ import (
 	"github.com/ethereum/go-ethereum/rpc"
 )
 
-// TestFlashblocksJavaScript runs js/flashblocks-*.test.mjs: ethers' tx.wait()
-// and viem's waitForTransactionReceipt against a node with 3 s blocks that
-// answers pre-confirmed receipts (the default) and one that does not
-// (--rpc.preconfirmed-receipts=false, STOCKNODE_RPC_SEALED_ONLY).
+// TestFlashblocksJavaScript runs js/flashblocks-*.test.mjs against one node
+// with 3 s blocks, through its two views: STOCKNODE_RPC (and STOCKNODE_WS)
+// is its /preconf (and /preconf/ws), the Flashblocks RPC a client opts
+// into, where ethers' tx.wait() and viem's waitForTransactionReceipt return
+// before the block seals; STOCKNODE_RPC_STANDARD its /, the default, where
+// they return once it is sealed.
 func TestFlashblocksJavaScript(t *testing.T) {
 	nodeBin := jsPrerequisites(t)
-	preconf := startNode(t, "--block-time", "3s")
-	sealedOnly := startNode(t, "--block-time", "3s", "--rpc.preconfirmed-receipts=false")
-	runJSFiles(t, nodeBin, preconf, func(name string) bool { return strings.HasPrefix(name, "flashblocks") },
-		"STOCKNODE_RPC_SEALED_ONLY="+sealedOnly.URL)
+	n := startNode(t, "--block-time", "3s")
+	runJSFiles(t, nodeBin, n, func(name string) bool { return strings.HasPrefix(name, "flashblocks") },
+		"STOCKNODE_RPC="+n.URL+"/preconf", "STOCKNODE_WS="+strings.TrimSuffix(n.WS, "/ws")+"/preconf/ws", "STOCKNODE_RPC_STANDARD="+n.URL)
 }
 
 var transferTopic = crypto.Keccak256Hash([]byte("Transfer(address,address,uint256)"))
