@@ -6,7 +6,11 @@
 // TestJavaScriptClients over HTTP and TestJavaScriptWebSocketClients over
 // WebSocket: js/ws-*.test.mjs, eth_subscribe as dapps use it; and
 // js/replica-*.test.mjs from TestJavaScriptAgainstReplica, against a read
-// replica of a sequencer).
+// replica of a sequencer). The JavaScript suites run against nodes in the
+// default configuration, on / (a receipt means a sealed block), with each
+// library's default options, as a dapp does; js/dapp-ethers.test.mjs is the
+// plain ethers dapp flow (scripts/dapp-flow.mjs runs it by hand against a
+// running node).
 //
 // The sequencer-log tests (seqlog_test.go, replica_test.go) kill nodes with
 // SIGKILL and run a sequencer with read replicas (--follow) on a NATS
@@ -20,8 +24,10 @@
 // compare's anvil; $CAST names another) against the binary: `cast run`
 // (trace_test.go), `cast proof` and `cast storage` (proof_test.go); viem's
 // simulateCalls (js/simulate.test.mjs, simulate_test.go), ethers' and
-// viem's waits for pre-confirmed receipts (js/flashblocks-*.test.mjs,
-// flashblocks_test.go) and the txpool methods (txpool_test.go).
+// viem's waits for pre-confirmed receipts on /preconf, the Flashblocks view,
+// against the same node's / (js/flashblocks-*.test.mjs, flashblocks_test.go,
+// which also compares /preconf and /preconf/ws with / and /ws) and the
+// txpool methods (txpool_test.go).
 //
 //	go test -count=1 -run 'Cast|Trace|Proof|Simulate|Flashblock|Txpool' ./e2e/
 //
@@ -35,5 +41,7 @@
 //	cd e2e && STOCKNODE_RPC=http://127.0.0.1:8545 node --test js/   # the JS suite against a running node
 //
 // The JS files read STOCKNODE_RPC and STOCKNODE_WS (default: the RPC URL
-// with ws:// and /ws).
+// with ws:// and /ws). The Flashblocks files want STOCKNODE_RPC at a node's
+// /preconf (STOCKNODE_RPC_STANDARD defaults to the same URL without it) and
+// a node with 3 s blocks (stocknode --dev --block-time 3s).
 package e2e

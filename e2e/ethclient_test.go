@@ -269,9 +269,8 @@ func TestEthclientTokenPendingBeforeLatest(t *testing.T) {
 			t.Fatalf("TransactionByHash right after sending = %v, %v, %v", got, pending, err)
 		}
 
-		// bind.WaitMined returns the first receipt the node serves; whether
-		// that may be a pre-confirmed one is TestEthclientReceiptOnlyForSealedTransactions'
-		// business. Here the checks run on the sealed block.
+		// bind.WaitMined returns the first receipt the node serves: on / the
+		// sealed block's (TestEthclientReceiptOnlyForSealedTransactions).
 		wctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 		defer cancel()
 		receipt, err := bind.WaitMined(wctx, c, tx.Hash())
@@ -282,6 +281,9 @@ func TestEthclientTokenPendingBeforeLatest(t *testing.T) {
 			t.Fatalf("WaitMined receipt: txHash %s status %d", receipt.TxHash, receipt.Status)
 		}
 		sealed := waitSealed(t, ctx, c, tx.Hash())
+		if receipt.BlockHash != sealed.BlockHash || receipt.BlockNumber.Cmp(sealed.BlockNumber) != 0 {
+			t.Fatalf("WaitMined returned a receipt of block %d %s, the sealed block is %d %s", receipt.BlockNumber, receipt.BlockHash, sealed.BlockNumber, sealed.BlockHash)
+		}
 		checkTransferReceipt(t, a, sealed, tx, token, deployer.addr, to, value)
 		if sealed.GasUsed > estimate {
 			t.Errorf("gasUsed %d exceeds the estimate %d", sealed.GasUsed, estimate)
@@ -331,19 +333,20 @@ func TestEthclientTokenPendingBeforeLatest(t *testing.T) {
 	})
 }
 
-// With --rpc.preconfirmed-receipts=false, a transaction that is
-// pre-confirmed but not yet sealed is pending: per execution-apis (and
-// geth) eth_getTransactionReceipt answers null until the transaction is in
-// a block of the chain, and eth_getTransactionByHash
-// answers it with blockHash, blockNumber and transactionIndex null. Clients
-// rely on it: ethclient's TransactionByHash reports isPending from
-// blockNumber == null, bind.WaitMined, ethers' tx.wait() and viem's
-// waitForTransactionReceipt resolve on the first receipt, and the
-// application then reads `latest` state or fetches the receipt's block by
-// hash. Polled every 10 ms through a 1 s block, a receipt must never name a
-// block above eth_blockNumber or a block hash the chain does not have.
+// On / in the default configuration (the Standard view), a transaction
+// that is pre-confirmed but not yet sealed is pending: per execution-apis
+// (and geth) eth_getTransactionReceipt answers null until the transaction
+// is in a block of the chain, and eth_getTransactionByHash answers it with
+// blockHash, blockNumber and transactionIndex null. Clients rely on it:
+// ethclient's TransactionByHash reports isPending from blockNumber == null,
+// bind.WaitMined, ethers' tx.wait() and viem's waitForTransactionReceipt
+// resolve on the first receipt, and the application then reads `latest`
+// state or fetches the receipt's block by hash. Polled every 10 ms through a
+// 1 s block, a receipt must never name a block above eth_blockNumber or a
+// block hash the chain does not have. (/preconf, which a client opts into,
+// answers it before the seal: TestPreconfAndStandardViews.)
 func TestEthclientReceiptOnlyForSealedTransactions(t *testing.T) {
-	n := startNode(t, "--block-time", "1s", "--preconf-interval", "100ms", "--rpc.preconfirmed-receipts=false")
+	n := startNode(t, "--block-time", "1s", "--preconf-interval", "100ms")
 	c, rc := n.dial(t)
 	ctx := testContext(t, 30*time.Second)
 	to := freshAddress(t)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"math/big"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -17,16 +18,17 @@ import (
 	"github.com/ethereum/go-ethereum/rpc"
 )
 
-// TestFlashblocksJavaScript runs js/flashblocks-*.test.mjs: ethers' tx.wait()
-// and viem's waitForTransactionReceipt against a node with 3 s blocks that
-// answers pre-confirmed receipts (the default) and one that does not
-// (--rpc.preconfirmed-receipts=false, STOCKNODE_RPC_SEALED_ONLY).
+// TestFlashblocksJavaScript runs js/flashblocks-*.test.mjs against one node
+// with 3 s blocks, through its two views: STOCKNODE_RPC (and STOCKNODE_WS)
+// is its /preconf (and /preconf/ws), the Flashblocks RPC a client opts
+// into, where ethers' tx.wait() and viem's waitForTransactionReceipt return
+// before the block seals; STOCKNODE_RPC_STANDARD its /, the default, where
+// they return once it is sealed.
 func TestFlashblocksJavaScript(t *testing.T) {
 	nodeBin := jsPrerequisites(t)
-	preconf := startNode(t, "--block-time", "3s")
-	sealedOnly := startNode(t, "--block-time", "3s", "--rpc.preconfirmed-receipts=false")
-	runJSFiles(t, nodeBin, preconf, func(name string) bool { return strings.HasPrefix(name, "flashblocks") },
-		"STOCKNODE_RPC_SEALED_ONLY="+sealedOnly.URL)
+	n := startNode(t, "--block-time", "3s")
+	runJSFiles(t, nodeBin, n, func(name string) bool { return strings.HasPrefix(name, "flashblocks") },
+		"STOCKNODE_RPC="+n.URL+"/preconf", "STOCKNODE_WS="+strings.TrimSuffix(n.WS, "/ws")+"/preconf/ws", "STOCKNODE_RPC_STANDARD="+n.URL)
 }
 
 var transferTopic = crypto.Keccak256Hash([]byte("Transfer(address,address,uint256)"))
@@ -79,7 +81,9 @@ func next[T any](t *testing.T, ch chan T, what string) T {
 // go-ethereum's client: hashes, full transactions with their receipt
 // fields and, with a filter, only the transactions with a matching log.
 // Each notification is what the sealed block then says, but for the block
-// hash; bad parameters are -32602.
+// hash: the notifications and their logs name the block's PreconfHash,
+// which eth_getBlockByHash on /preconf resolves to the sealed block once it
+// is sealed (and / to nothing); bad parameters are -32602.
 func TestFlashblockTransactionsOverWebSocket(t *testing.T) {
 	n := startNode(t, "--block-time", "1s")
 	ctx := testContext(t, 60*time.Second)
@@ -115,7 +119,21 @@ func TestFlashblockTransactionsOverWebSocket(t *testing.T) {
 	}
 	for _, pre := range fulls {
 		sealed := waitSealed(t, ctx, c, pre.Hash)
-		if pre.BlockHash != nil || uint64(pre.BlockNumber) != sealed.BlockNumber.Uint64() || uint(pre.TransactionIndex) != sealed.TransactionIndex ||
+		if pre.BlockHash == nil || *pre.BlockHash == (common.Hash{}) || *pre.BlockHash == sealed.BlockHash {
+			t.Fatalf("pre-confirmed %s names block %v, want the PreconfHash of block %d (not zero, not the sealed block's %s)", pre.Hash, pre.BlockHash, sealed.BlockNumber, sealed.BlockHash)
+		}
+		var viaPreconf, viaStandard *struct {
+			Hash   common.Hash    `json:"hash"`
+			Number hexutil.Uint64 `json:"number"`
+		}
+		if err := postJSONRPC(ctx, n.URL+"/preconf", "eth_getBlockByHash", &viaPreconf, *pre.BlockHash, false); err != nil || viaPreconf == nil ||
+			viaPreconf.Hash != sealed.BlockHash || uint64(viaPreconf.Number) != sealed.BlockNumber.Uint64() {
+			t.Fatalf("eth_getBlockByHash(%s) on /preconf after the seal = %+v, %v; want block %d %s", pre.BlockHash, viaPreconf, err, sealed.BlockNumber, sealed.BlockHash)
+		}
+		if err := postJSONRPC(ctx, n.URL, "eth_getBlockByHash", &viaStandard, *pre.BlockHash, false); err != nil || viaStandard != nil {
+			t.Fatalf("eth_getBlockByHash(%s) on / = %+v, %v; want null: a PreconfHash is no block's hash", pre.BlockHash, viaStandard, err)
+		}
+		if uint64(pre.BlockNumber) != sealed.BlockNumber.Uint64() || uint(pre.TransactionIndex) != sealed.TransactionIndex ||
 			uint64(pre.GasUsed) != sealed.GasUsed || uint64(pre.Status) != sealed.Status || uint64(pre.CumulativeGasUsed) != sealed.CumulativeGasUsed ||
 			pre.LogsBloom != sealed.Bloom || pre.GasPrice.ToInt().Cmp(sealed.EffectiveGasPrice) != 0 {
 			t.Fatalf("pre-confirmed %+v\nsealed %+v", pre, sealed)
@@ -125,7 +143,7 @@ func TestFlashblockTransactionsOverWebSocket(t *testing.T) {
 		}
 		for i, l := range pre.Logs {
 			s := sealed.Logs[i]
-			if l.BlockHash != (common.Hash{}) || l.Address != s.Address || l.Index != s.Index || l.TxIndex != s.TxIndex || l.BlockNumber != s.BlockNumber || string(l.Data) != string(s.Data) {
+			if l.BlockHash != *pre.BlockHash || l.Address != s.Address || l.Index != s.Index || l.TxIndex != s.TxIndex || l.BlockNumber != s.BlockNumber || string(l.Data) != string(s.Data) {
 				t.Fatalf("log %d pre-confirmed %+v, sealed %+v", i, l, s)
 			}
 		}
@@ -223,6 +241,167 @@ func TestBaseTransactionStatusLifecycle(t *testing.T) {
 		var rpcErr rpc.Error
 		if !errors.As(err, &rpcErr) || rpcErr.ErrorCode() != -32602 {
 			t.Errorf("base_transactionStatus%v = %v, %v; want -32602", args, out, err)
+		}
+	}
+}
+
+// viewBlock, viewTx and viewReceipt are as much of a block, a transaction
+// and a receipt as TestPreconfAndStandardViews compares.
+type viewBlock struct {
+	Hash         *common.Hash    `json:"hash"`
+	Number       hexutil.Uint64  `json:"number"`
+	Miner        *common.Address `json:"miner"`
+	Nonce        *hexutil.Bytes  `json:"nonce"`
+	Transactions []common.Hash   `json:"transactions"`
+}
+
+type viewTx struct {
+	Hash             common.Hash     `json:"hash"`
+	BlockHash        *common.Hash    `json:"blockHash"`
+	BlockNumber      *hexutil.Uint64 `json:"blockNumber"`
+	TransactionIndex *hexutil.Uint64 `json:"transactionIndex"`
+}
+
+type viewReceipt struct {
+	BlockHash        common.Hash    `json:"blockHash"`
+	BlockNumber      hexutil.Uint64 `json:"blockNumber"`
+	TransactionIndex hexutil.Uint64 `json:"transactionIndex"`
+	Status           hexutil.Uint64 `json:"status"`
+}
+
+// The two views of one node, over HTTP and over WebSocket, while a
+// transaction is pre-confirmed and after its block is sealed. /preconf and
+// /preconf/ws answer as Base's Flashblocks RPC: the pre-confirmed
+// transaction's receipt and block fields, naming the block's PreconfHash,
+// and the pending block by that hash, with Base's hash, miner and nonce.
+// / and /ws answer as every chain: no receipt, no block fields, no block by
+// that hash, and a pending block without hash, miner or nonce. Once sealed,
+// all four give the sealed block's receipt, and /preconf still finds the
+// block by the PreconfHash its receipt had.
+func TestPreconfAndStandardViews(t *testing.T) {
+	n := startNode(t, "--block-time", "3s")
+	ctx := testContext(t, 60*time.Second)
+	c, standard := n.dial(t)
+	_, standardWS := n.dialWS(t)
+	dial := func(url string) *rpc.Client {
+		rc, err := rpc.DialContext(ctx, url)
+		if err != nil {
+			t.Fatalf("rpc.Dial(%s): %v", url, err)
+		}
+		t.Cleanup(rc.Close)
+		return rc
+	}
+	preconfURL, preconfWSURL := n.URL+"/preconf", strings.TrimSuffix(n.WS, "/ws")+"/preconf/ws"
+	preconf, preconfWS := dial(preconfURL), dial(preconfWSURL)
+	views := []struct {
+		name    string
+		c       *rpc.Client
+		preconf bool
+	}{{"/", standard, false}, {"/ws", standardWS, false}, {"/preconf", preconf, true}, {"/preconf/ws", preconfWS, true}}
+	call := func(v string, c *rpc.Client, out any, method string, args ...any) {
+		t.Helper()
+		if err := c.CallContext(ctx, out, method, args...); err != nil {
+			t.Fatalf("%s on %s: %v", method, v, err)
+		}
+	}
+	headNow := func() uint64 {
+		t.Helper()
+		head, err := c.BlockNumber(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return head
+	}
+
+	// Send right after a seal: the checks below then have most of a 3 s
+	// block before the next one.
+	head := headNow()
+	poll(t, ctx, "the next block sealed", func() bool { return headNow() > head })
+	to := freshAddress(t)
+	tx := send(t, ctx, c, devAccount(t, 3), &to, big.NewInt(1), nil)
+	var pre *viewReceipt
+	var preRaw json.RawMessage
+	poll(t, ctx, "the pre-confirmed receipt on /preconf", func() bool {
+		call("/preconf", preconf, &preRaw, "eth_getTransactionReceipt", tx.Hash())
+		return string(preRaw) != "null"
+	})
+	if err := json.Unmarshal(preRaw, &pre); err != nil {
+		t.Fatal(err)
+	}
+	preconfHash, number := pre.BlockHash, uint64(pre.BlockNumber)
+	if preconfHash == (common.Hash{}) || number <= head || pre.Status != 1 {
+		t.Fatalf("pre-confirmed receipt %s: want the PreconfHash of a block after %d, status 1", preRaw, head)
+	}
+
+	for _, v := range views {
+		var receipt json.RawMessage
+		call(v.name, v.c, &receipt, "eth_getTransactionReceipt", tx.Hash())
+		var txObj viewTx
+		call(v.name, v.c, &txObj, "eth_getTransactionByHash", tx.Hash())
+		var pendingBlock, byHash *viewBlock
+		call(v.name, v.c, &pendingBlock, "eth_getBlockByNumber", "pending", false)
+		call(v.name, v.c, &byHash, "eth_getBlockByHash", preconfHash, false)
+		if pendingBlock == nil || uint64(pendingBlock.Number) != number || !slices.Contains(pendingBlock.Transactions, tx.Hash()) {
+			t.Fatalf("%s: pending block %+v, want block %d holding %s", v.name, pendingBlock, number, tx.Hash())
+		}
+		if v.preconf {
+			if string(receipt) != string(preRaw) {
+				t.Errorf("%s: receipt %s, /preconf answered %s", v.name, receipt, preRaw)
+			}
+			if txObj.BlockHash == nil || *txObj.BlockHash != preconfHash || txObj.BlockNumber == nil || uint64(*txObj.BlockNumber) != number ||
+				txObj.TransactionIndex == nil || *txObj.TransactionIndex != pre.TransactionIndex {
+				t.Errorf("%s: transaction %+v, want block %s (%d) at index %d", v.name, txObj, preconfHash, number, pre.TransactionIndex)
+			}
+			if pendingBlock.Hash == nil || *pendingBlock.Hash != preconfHash || pendingBlock.Miner == nil || pendingBlock.Nonce == nil {
+				t.Errorf("%s: pending block hash %v miner %v nonce %v, want %s and a miner and nonce, as Base's", v.name, pendingBlock.Hash, pendingBlock.Miner, pendingBlock.Nonce, preconfHash)
+			}
+			if byHash == nil || byHash.Hash == nil || *byHash.Hash != preconfHash || uint64(byHash.Number) != number ||
+				int(pre.TransactionIndex) >= len(byHash.Transactions) || byHash.Transactions[pre.TransactionIndex] != tx.Hash() {
+				t.Errorf("%s: eth_getBlockByHash(PreconfHash) = %+v, want the pending block %d with %s at %d", v.name, byHash, number, tx.Hash(), pre.TransactionIndex)
+			}
+		} else {
+			if string(receipt) != "null" {
+				t.Errorf("%s: receipt of a pre-confirmed, unsealed transaction %s, want null", v.name, receipt)
+			}
+			if txObj.Hash != tx.Hash() || txObj.BlockHash != nil || txObj.BlockNumber != nil || txObj.TransactionIndex != nil {
+				t.Errorf("%s: transaction %+v, want it without block fields (pending)", v.name, txObj)
+			}
+			if pendingBlock.Hash != nil || pendingBlock.Miner != nil || pendingBlock.Nonce != nil {
+				t.Errorf("%s: pending block hash %v miner %v nonce %v, want null, as geth's", v.name, pendingBlock.Hash, pendingBlock.Miner, pendingBlock.Nonce)
+			}
+			if byHash != nil {
+				t.Errorf("%s: eth_getBlockByHash(PreconfHash) = %+v, want null", v.name, byHash)
+			}
+		}
+	}
+	if now := headNow(); now >= number {
+		t.Fatalf("block %d was sealed (head %d) while the test read the transaction as pre-confirmed: the reads above may have seen the sealed block", number, now)
+	}
+
+	sealed := waitSealed(t, ctx, c, tx.Hash())
+	if sealed.BlockNumber.Uint64() != number || sealed.TransactionIndex != uint(pre.TransactionIndex) {
+		t.Fatalf("sealed in block %d at %d, pre-confirmed in %d at %d", sealed.BlockNumber, sealed.TransactionIndex, number, pre.TransactionIndex)
+	}
+	var want json.RawMessage
+	call("/", standard, &want, "eth_getTransactionReceipt", tx.Hash())
+	for _, v := range views {
+		var receipt json.RawMessage
+		call(v.name, v.c, &receipt, "eth_getTransactionReceipt", tx.Hash())
+		if string(receipt) != string(want) {
+			t.Errorf("%s: sealed receipt %s, / answers %s", v.name, receipt, want)
+		}
+		var txObj viewTx
+		call(v.name, v.c, &txObj, "eth_getTransactionByHash", tx.Hash())
+		if txObj.BlockHash == nil || *txObj.BlockHash != sealed.BlockHash {
+			t.Errorf("%s: sealed transaction names block %v, want %s", v.name, txObj.BlockHash, sealed.BlockHash)
+		}
+		var byHash *viewBlock
+		call(v.name, v.c, &byHash, "eth_getBlockByHash", preconfHash, false)
+		switch {
+		case v.preconf && (byHash == nil || byHash.Hash == nil || *byHash.Hash != sealed.BlockHash || uint64(byHash.Number) != number):
+			t.Errorf("%s: eth_getBlockByHash(PreconfHash) after the seal = %+v, want the sealed block %d %s", v.name, byHash, number, sealed.BlockHash)
+		case !v.preconf && byHash != nil:
+			t.Errorf("%s: eth_getBlockByHash(PreconfHash) after the seal = %+v, want null", v.name, byHash)
 		}
 	}
 }

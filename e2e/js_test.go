@@ -18,27 +18,31 @@ import (
 
 // TestJavaScriptClients runs the ethers v6 and viem suites over HTTP
 // (js/*.test.mjs except js/ws-*, js/replica-* and js/flashblocks-*, Node's
-// built-in test runner) against one node with 1 s blocks and 100 ms
-// pre-confirmations, so that pending visibly leads latest. The node answers
-// receipts of sealed blocks only (--rpc.preconfirmed-receipts=false): these
-// suites read latest after tx.wait(); flashblocks_test.go has the default. Each file is a subtest and each JavaScript test a subtest of
-// it, so `go test` names the failing JavaScript test and prints its
-// assertion; the full output of a failing file is logged too.
+// built-in test runner) against one node in the default configuration (200
+// ms blocks, eager pre-confirmation, / answering as every chain: a receipt
+// means a sealed block), as `make run` serves it but for --dev's funded
+// accounts. The suites build their clients with each library's default
+// options, as a dapp does (js/dapp-ethers.test.mjs is the plain dapp flow);
+// flashblocks_test.go runs the opt-in /preconf view. Each file is a subtest
+// and each JavaScript test a subtest of it, so `go test` names the failing
+// JavaScript test and prints its assertion; the full output of a failing
+// file is logged too.
 //
 // Needs Node.js 20 or newer and npm; the packages (e2e/package-lock.json)
 // are installed with `npm ci` when e2e/node_modules lacks them.
 func TestJavaScriptClients(t *testing.T) {
 	nodeBin := jsPrerequisites(t)
-	n := startNode(t, "--block-time", "1s", "--preconf-interval", "100ms", "--rpc.preconfirmed-receipts=false")
+	n := startNode(t)
 	runJSFiles(t, nodeBin, n, func(name string) bool {
 		return !strings.HasPrefix(name, "ws-") && !strings.HasPrefix(name, replicaSuites) && !strings.HasPrefix(name, "flashblocks")
 	})
 }
 
 // TestJavaScriptWebSocketClients runs the ethers v6 WebSocketProvider and
-// viem webSocket-transport suites (js/ws-*.test.mjs) against a node with the
-// default 200 ms blocks: subscriptions (newHeads, logs) as dapps use them,
-// and ordinary calls over the same socket.
+// viem webSocket-transport suites (js/ws-*.test.mjs) against a node in the
+// default configuration, on /ws: subscriptions (newHeads, logs) as dapps
+// use them, and ordinary calls over the same socket, with each library's
+// default options.
 func TestJavaScriptWebSocketClients(t *testing.T) {
 	nodeBin := jsPrerequisites(t)
 	n := startNode(t)
@@ -91,9 +95,12 @@ func runJSFiles(t *testing.T, nodeBin string, n *node, keep func(name string) bo
 // the node's URLs (and env added) and turns its TAP report into subtests.
 func runJSFile(t *testing.T, nodeBin, file string, n *node, env ...string) {
 	tap := filepath.Join(t.TempDir(), "report.tap")
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	// The clients poll as they do by default (ethers every 4 s), so a file
+	// that sends many transactions takes a minute or more. Node's runner
+	// applies --test-timeout to the file as a whole too.
+	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, nodeBin, "--test", "--test-timeout=60000",
+	cmd := exec.CommandContext(ctx, nodeBin, "--test", "--test-timeout=120000",
 		"--test-reporter=spec", "--test-reporter-destination=stdout",
 		"--test-reporter=tap", "--test-reporter-destination="+tap,
 		file)
@@ -120,7 +127,7 @@ func runJSFile(t *testing.T, nodeBin, file string, n *node, env ...string) {
 	}
 	switch {
 	case ctx.Err() != nil:
-		t.Errorf("node --test %s did not finish within 2 minutes; output:\n%s", file, out)
+		t.Errorf("node --test %s did not finish within 150 s; output:\n%s", file, out)
 	case runErr != nil && !failed:
 		t.Errorf("node --test %s: %v, with no failing test in its report; output:\n%s", file, runErr, out)
 	case runErr == nil && failed:

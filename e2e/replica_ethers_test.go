@@ -15,12 +15,13 @@ const replicaSuites = "replica-"
 // (--nats.listen): the replica catches up from genesis, serves reads from
 // its replay of the log and relays transactions and drips to the
 // sequencer, whose own answers the suite compares the replica's with
-// (STOCKNODE_SEQUENCER_RPC). 1 s blocks and 100 ms pre-confirmations, as
-// TestJavaScriptClients.
+// (STOCKNODE_SEQUENCER_RPC). Both in the default configuration, as
+// TestJavaScriptClients: the replica's / answers receipts of sealed blocks
+// only, as the sequencer's.
 func TestJavaScriptAgainstReplica(t *testing.T) {
 	nodeBin := jsPrerequisites(t)
-	seq := startNode(t, "--nats.listen", "127.0.0.1:0", "--block-time", "1s", "--preconf-interval", "100ms")
-	replica := startNode(t, append(followFlags(t, seq), "--block-time", "1s", "--preconf-interval", "100ms")...)
+	seq := startNode(t, "--nats.listen", "127.0.0.1:0")
+	replica := startNode(t, followFlags(t, seq)...)
 	runJSFiles(t, nodeBin, replica, func(name string) bool { return strings.HasPrefix(name, replicaSuites) },
 		"STOCKNODE_SEQUENCER_RPC="+seq.URL)
 }

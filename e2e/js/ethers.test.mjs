@@ -1,27 +1,41 @@
-// ethers v6 against stocknode over HTTP: JsonRpcProvider + Wallet.
+// ethers v6 against stocknode over HTTP: JsonRpcProvider + Wallet, with
+// ethers' default options (a 250 ms request cache, polling every 4 s),
+// against / (the Standard view, the default: a receipt means a sealed
+// block).
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { ContractFactory, Contract, JsonRpcProvider, Network, Wallet, isError } from "ethers";
-import { RPC, CHAIN_ID, KEYS, TOKEN, GWEI, ETHER, poll, pendingBeforeLatest } from "./helpers.mjs";
+import { ContractFactory, Contract, Interface, JsonRpcProvider, NonceManager, Wallet, isError, toQuantity } from "ethers";
+import { RPC, CHAIN_ID, KEYS, TOKEN, GWEI, ETHER, poll, probe, headNumber, pendingBeforeLatest } from "./helpers.mjs";
 
-const network = new Network("stocknode-dev", CHAIN_ID);
-
-// cacheTimeout -1: ethers otherwise answers an identical request from a
-// 250 ms cache, which would hide the pending/latest difference.
-const provider = new JsonRpcProvider(RPC, network, { staticNetwork: network, pollingInterval: 50, cacheTimeout: -1 });
+const provider = new JsonRpcProvider(RPC);
 const wallet = new Wallet(KEYS[0], provider);
 const other = new Wallet(KEYS[1], provider);
+// Transactions go through ethers' NonceManager, as a program that sends
+// several does. A bare Wallet asks eth_getTransactionCount(pending) for
+// each, and ethers answers an identical request from its 250 ms cache
+// (ethers-io/ethers.js#4549): on 200 ms blocks tx.wait() can return within
+// milliseconds (the block sealed right after the send), and the next send
+// then reuses the nonce ("nonce has already been used").
+const sender = new NonceManager(wallet);
+const otherSender = new NonceManager(other);
 const supply = 1_000_000n * ETHER;
-let token; // the deployed Contract, connected to wallet
+const iface = new Interface(TOKEN.abi);
+let token; // the deployed Contract, connected to sender
 
-// sealed waits until latest has reached the receipt's block and returns the
-// receipt as the sealed block reports it. tx.wait() resolves on the first
-// receipt the node serves; see the test "tx.wait() resolves ..." below.
+// sealed checks that a receipt tx.wait() returned is its sealed block's:
+// the node's latest (read after) has reached it and the block by number has
+// its hash. It returns the receipt.
 async function sealed(receipt) {
-  return poll(`transaction ${receipt.hash} sealed`, async () => {
-    const r = await provider.getTransactionReceipt(receipt.hash);
-    return r && r.blockNumber <= (await provider.getBlockNumber()) ? r : undefined;
-  });
+  const head = await headNumber();
+  assert.ok(receipt.blockNumber <= head, `tx.wait() returned a receipt in block ${receipt.blockNumber}, latest is ${head}`);
+  const block = await probe("eth_getBlockByNumber", [toQuantity(receipt.blockNumber), false]);
+  assert.equal(block.hash, receipt.blockHash, `block ${receipt.blockNumber}`);
+  return receipt;
+}
+
+// balanceOfNow reads the token balance at tag through the node (probe).
+async function balanceOfNow(to, tag) {
+  return BigInt(await probe("eth_call", [{ to: await token.getAddress(), data: iface.encodeFunctionData("balanceOf", [to]) }, tag]));
 }
 
 function fresh() {
@@ -29,11 +43,10 @@ function fresh() {
 }
 
 before(async () => {
-  const factory = new ContractFactory(TOKEN.abi, TOKEN.bytecode, wallet);
+  const factory = new ContractFactory(TOKEN.abi, TOKEN.bytecode, sender);
   const deployed = await factory.deploy("Stock Token", "STK", supply);
-  const receipt = await deployed.deploymentTransaction().wait();
-  await sealed(receipt);
-  token = new Contract(await deployed.getAddress(), TOKEN.abi, wallet);
+  await sealed(await deployed.deploymentTransaction().wait());
+  token = new Contract(await deployed.getAddress(), TOKEN.abi, sender);
 });
 
 after(() => provider.destroy());
@@ -58,11 +71,11 @@ test("ETH transfer shows in pending before latest, then tx.wait()", async () => 
   const { inPending, window } = await pendingBeforeLatest(
     async () => {
       const to = fresh();
-      tx = await other.sendTransaction({ to, value });
+      tx = await otherSender.sendTransaction({ to, value });
       return { to, label: tx.hash };
     },
     async ({ to }, pending) => {
-      const bal = await provider.getBalance(to, pending ? "pending" : "latest");
+      const bal = BigInt(await probe("eth_getBalance", [to, pending ? "pending" : "latest"]));
       assert.ok(bal === 0n || bal === value, `balance ${bal}`);
       return bal === value;
     },
@@ -99,7 +112,7 @@ test("token transfer shows in balanceOf pending before latest", async () => {
       return { to, label: tx.hash };
     },
     async ({ to }, pending) => {
-      const bal = await token.balanceOf(to, { blockTag: pending ? "pending" : "latest" });
+      const bal = await balanceOfNow(to, pending ? "pending" : "latest");
       assert.ok(bal === 0n || bal === value, `balanceOf ${bal}`);
       return bal === value;
     },
@@ -186,7 +199,9 @@ test("revert reasons: Error(string), custom error, estimateGas", async () => {
     assert.equal(err.revert.args[1], 42n);
     return true;
   });
-  // Sending a transfer the sender cannot pay: the estimate reverts first.
+  // Sending a transfer the sender cannot pay: the estimate reverts first
+  // (a bare Wallet: a NonceManager would count the nonce of a transaction
+  // never sent).
   await assert.rejects(token.connect(other).transfer(wallet.address, 1n), (err) => {
     assert.ok(isError(err, "CALL_EXCEPTION"), `${err.code}: ${err.message}`);
     assert.equal(err.reason, "insufficient balance");
@@ -232,15 +247,22 @@ test("JSON-RPC batching: default provider and batchMaxCount", async () => {
   assert.match(results[1].reason.message, /header for hash not found/);
   assert.equal(results[2].status, "fulfilled");
 
+  // batchMaxCount caps a batch. Seven different requests (ethers answers
+  // identical ones from its cache with one request); ethers may add
+  // eth_chainId to check the network, so only the eth_getBalance calls
+  // are counted.
   for (const batchMaxCount of [1, 3]) {
-    const p = new JsonRpcProvider(RPC, network, { staticNetwork: network, batchMaxCount, cacheTimeout: -1 });
+    const p = new JsonRpcProvider(RPC, undefined, { batchMaxCount });
     const sent = [];
     p.on("debug", (info) => info.action === "sendRpcPayload" && sent.push(info.payload));
     try {
-      const got = await Promise.all(Array.from({ length: 7 }, (_, i) => p.getBalance(i % 2 ? wallet.address : other.address)));
+      const addrs = Array.from({ length: 7 }, (_, i) => (i === 0 ? wallet.address : fresh()));
+      const got = await Promise.all(addrs.map((a) => p.getBalance(a)));
       assert.equal(got.length, 7);
+      assert.ok(got[0] > 0n && got.slice(1).every((b) => b === 0n), `balances ${got}`);
+      const balances = sent.map((x) => [x].flat().filter((m) => m.method === "eth_getBalance").length).filter((n) => n > 0);
+      assert.equal(balances.reduce((a, b) => a + b, 0), 7, `eth_getBalance calls per payload: ${balances}`);
       const sizes = sent.map((x) => (Array.isArray(x) ? x.length : 1));
-      assert.equal(sizes.reduce((a, b) => a + b, 0), 7);
       assert.ok(Math.max(...sizes) <= batchMaxCount, `batchMaxCount ${batchMaxCount}: sent ${sizes}`);
       if (batchMaxCount === 1) assert.ok(sent.every((x) => !Array.isArray(x)), "batchMaxCount 1 still sent arrays");
     } finally {
@@ -250,24 +272,25 @@ test("JSON-RPC batching: default provider and batchMaxCount", async () => {
 });
 
 // ethers' tx.wait() resolves on the first receipt the node serves, and the
-// application then reads `latest` (waitForDeployment is exactly this). A
-// receipt must therefore be that of a sealed block: its block exists by hash
-// and latest includes it (execution-apis; geth answers null until mined).
-// Polled every 10 ms through a 1 s block, the node must never serve a
-// receipt ahead of latest.
+// application then reads `latest` (waitForDeployment is exactly this). On
+// / a receipt must therefore be that of a sealed block: its block exists by
+// hash and latest includes it (execution-apis; geth answers null until
+// mined). Probed every 10 ms through the transaction's life, the node must
+// never serve a receipt ahead of latest; then, as a dapp does, tx.wait()
+// and a read of latest with the default tag show the transfer.
 test("receipts are those of sealed blocks (what tx.wait() relies on)", async () => {
-  const tx = await other.sendTransaction({ to: fresh(), value: 1n });
+  const tx = await otherSender.sendTransaction({ to: fresh(), value: 1n });
   const problems = [];
   await poll(
     `transaction ${tx.hash} sealed`,
     async () => {
-      const r = await provider.getTransactionReceipt(tx.hash);
-      const head = await provider.getBlockNumber();
+      const r = await probe("eth_getTransactionReceipt", [tx.hash]);
+      const head = await headNumber(); // read after: a sealed receipt's block is <= head
       if (!r) return false;
-      if (r.blockNumber > head) {
+      if (Number(r.blockNumber) > head) {
         if (problems.length === 0) {
-          const block = await provider.getBlock(r.blockHash);
-          problems.push(`receipt in block ${r.blockNumber} (${r.blockHash}) while eth_blockNumber is ${head}; getBlock(receipt.blockHash) = ${block}`);
+          const block = await probe("eth_getBlockByHash", [r.blockHash, false]);
+          problems.push(`receipt in block ${Number(r.blockNumber)} (${r.blockHash}) while eth_blockNumber is ${head}; eth_getBlockByHash(receipt.blockHash) = ${JSON.stringify(block)}`);
         }
         return false;
       }
@@ -276,4 +299,10 @@ test("receipts are those of sealed blocks (what tx.wait() relies on)", async () 
     { interval: 10 },
   );
   assert.deepEqual(problems, [], "eth_getTransactionReceipt served a receipt of an unsealed block");
+
+  const to = fresh();
+  const next = await otherSender.sendTransaction({ to, value: 7n });
+  const receipt = await next.wait();
+  assert.equal(await provider.getBalance(to), 7n, `getBalance(to) right after tx.wait() (receipt in block ${receipt.blockNumber})`);
+  assert.equal((await receipt.getBlock()).hash, receipt.blockHash);
 });

@@ -1,91 +1,153 @@
-// ethers v6 and Base's Flashblocks receipts: against a node that answers a
-// pre-confirmed transaction's receipt (the default) tx.wait() returns before
-// the block seals, with the receipt the sealed block then has (but for its
-// hash); against one with --rpc.preconfirmed-receipts=false it returns once
-// the block is sealed, and `latest` then shows the transaction. Both nodes
-// have 3 s blocks, so the difference cannot hide. Run through
-// `go test ./e2e/ -run Flashblocks`, which sets STOCKNODE_RPC to the first
-// node and STOCKNODE_RPC_SEALED_ONLY to the second.
+// ethers v6 and Base's Flashblocks RPC: STOCKNODE_RPC is a node's /preconf
+// (the view a client opts into), STOCKNODE_RPC_STANDARD the same node's /
+// (the default view: a receipt means a sealed block). ethers runs with its
+// default options on both. On /preconf tx.wait() returns the pre-confirmed
+// receipt before the block seals; its block hash is the block's
+// PreconfHash, which receipt.getBlock() resolves to the pending block and,
+// after the seal, to the sealed block. On / tx.wait() returns once the block
+// is sealed and latest shows the transaction. The node has 3 s blocks
+// (TestFlashblocksJavaScript), so that what must happen before a seal has
+// seconds to happen in.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { ContractFactory, Contract, JsonRpcProvider, Network, Wallet, ZeroHash } from "ethers";
-import { RPC, CHAIN_ID, KEYS, TOKEN, ETHER, poll } from "./helpers.mjs";
+import { Contract, ContractFactory, JsonRpcProvider, NonceManager, Wallet, ZeroHash, toQuantity } from "ethers";
+import { RPC, KEYS, TOKEN, ETHER, poll, probe, headNumber } from "./helpers.mjs";
 
-const SEALED_ONLY = process.env.STOCKNODE_RPC_SEALED_ONLY;
-if (!SEALED_ONLY) throw new Error("STOCKNODE_RPC_SEALED_ONLY is not set: run through `go test ./e2e/ -run Flashblocks`");
+if (!/\/preconf\/?$/.test(RPC)) throw new Error(`STOCKNODE_RPC is ${RPC}: the Flashblocks suites run against a node's /preconf (go test ./e2e/ -run Flashblocks)`);
+const STANDARD = process.env.STOCKNODE_RPC_STANDARD || RPC.replace(/\/preconf\/?$/, "");
 
-const network = new Network("stocknode-dev", CHAIN_ID);
-const options = { staticNetwork: network, pollingInterval: 100, cacheTimeout: -1 };
-const provider = new JsonRpcProvider(RPC, network, options);
-const sealedOnly = new JsonRpcProvider(SEALED_ONLY, network, options);
-const wallet = new Wallet(KEYS[0], provider);
-const walletSealedOnly = new Wallet(KEYS[0], sealedOnly);
-let token, tokenSealedOnly; // the Token on each node, wallet as signer
+const preconf = new JsonRpcProvider(RPC);
+const standard = new JsonRpcProvider(STANDARD);
+// One sender and one token per view. Transactions go through NonceManager:
+// on /preconf tx.wait() returns within milliseconds, and a bare Wallet's
+// next send would take its nonce from ethers' 250 ms cache (ethers.test.mjs).
+const preconfSigner = new NonceManager(new Wallet(KEYS[0], preconf));
+const standardSigner = new NonceManager(new Wallet(KEYS[1], standard));
+let preconfToken, standardToken;
 
 const fresh = () => Wallet.createRandom().address;
 
-// sealedReceipt polls until the receipt is the sealed block's (it has the
-// block's hash) and latest has reached that block.
-async function sealedReceipt(p, hash) {
-  return poll(`transaction ${hash} sealed`, async () => {
-    const head = await p.getBlockNumber(); // first: a receipt read after it at or below it is sealed
-    const r = await p.getTransactionReceipt(hash);
-    return r && r.blockHash !== ZeroHash && r.blockNumber <= head ? r : undefined;
+// sealedOnStandard polls / until it has the transaction's receipt (only a
+// sealed block's) and returns it, raw.
+const sealedOnStandard = (hash) => poll(`transaction ${hash} sealed`, () => probe("eth_getTransactionReceipt", [hash], STANDARD));
+
+// freshBlock waits until a block has just been sealed, so that the 3 s block
+// being built has nearly all its time ahead.
+async function freshBlock() {
+  const head = await headNumber(STANDARD);
+  await poll(`a block after ${head}`, async () => (await headNumber(STANDARD)) > head, { interval: 10 });
+}
+
+// preconfirmed polls /preconf's pending block until it holds the
+// transaction and returns that block, raw.
+function preconfirmed(hash, url = RPC) {
+  return poll(`transaction ${hash} in the pending block`, async () => {
+    const block = await probe("eth_getBlockByNumber", ["pending", false], url);
+    return block.transactions.includes(hash) ? block : undefined;
   });
 }
 
-async function deploy(signer, p) {
+async function deploy(signer) {
   const deployed = await new ContractFactory(TOKEN.abi, TOKEN.bytecode, signer).deploy("Stock Token", "STK", 1_000_000n * ETHER);
-  await sealedReceipt(p, deployed.deploymentTransaction().hash);
+  await sealedOnStandard(deployed.deploymentTransaction().hash);
   return new Contract(await deployed.getAddress(), TOKEN.abi, signer);
 }
 
 before(async () => {
-  [token, tokenSealedOnly] = await Promise.all([deploy(wallet, provider), deploy(walletSealedOnly, sealedOnly)]);
+  [preconfToken, standardToken] = await Promise.all([deploy(preconfSigner), deploy(standardSigner)]);
 });
 
 after(() => {
-  provider.destroy();
-  sealedOnly.destroy();
+  preconf.destroy();
+  standard.destroy();
 });
 
 // logFields are what a log says apart from its block hash.
 const logFields = (l) => ({ address: l.address, topics: l.topics, data: l.data, index: l.index, transactionIndex: l.transactionIndex, blockNumber: l.blockNumber, transactionHash: l.transactionHash });
 
-test("tx.wait() returns the pre-confirmed receipt before the block seals; the sealed block says the same", async () => {
+test("on /preconf tx.wait() returns before the seal, with the block's PreconfHash; receipt.getBlock() resolves to the pending block, then to the sealed one", async () => {
+  await freshBlock();
   const to = fresh();
-  const tx = await token.transfer(to, 5n * ETHER);
+  const tx = await preconfToken.transfer(to, 5n * ETHER);
+  // tx.wait() asks for the receipt once right away, then on each new block
+  // (ethers polls the block number every 4 s). Whether that first ask comes
+  // after the pre-confirmation, milliseconds after acceptance, is a race
+  // this test does not run: it waits for the pending block to hold the
+  // transaction first, as a Flashblocks app reading pending would.
+  const pendingBlock = await preconfirmed(tx.hash);
   const receipt = await tx.wait();
-  const head = await provider.getBlockNumber();
-  assert.equal(receipt.blockHash, ZeroHash, "tx.wait() returned the sealed receipt: it waited for the seal");
-  assert.ok(receipt.blockNumber >= head, `pre-confirmed in block ${receipt.blockNumber}, latest was ${head} right after`);
+  const head = await headNumber(STANDARD);
   assert.equal(receipt.status, 1);
+  assert.notEqual(receipt.blockHash, ZeroHash, "the pre-confirmed receipt's blockHash");
+  assert.equal(receipt.blockHash, pendingBlock.hash, "the receipt names the pending block's hash (its PreconfHash)");
+  assert.equal(receipt.blockNumber, Number(pendingBlock.number));
+  assert.ok(receipt.blockNumber > head, `tx.wait() returned a receipt in block ${receipt.blockNumber} with / at ${head}: after the seal`);
+  assert.equal(await probe("eth_getBlockByHash", [receipt.blockHash, false], STANDARD), null, "the PreconfHash is no sealed block's");
   assert.equal(receipt.logs.length, 1);
-  // Right after wait(), pending shows the transfer; latest does once the
-  // block is sealed.
-  assert.equal(await token.balanceOf(to, { blockTag: "pending" }), 5n * ETHER);
-  const preTx = await provider.getTransaction(tx.hash);
-  assert.equal(preTx.blockNumber, receipt.blockNumber);
-  assert.equal(preTx.index, receipt.index);
-  assert.equal(preTx.blockHash, null);
+  assert.equal(receipt.logs[0].blockHash, receipt.blockHash, "the receipt's log names the PreconfHash too");
+  // The pending block as Base's Flashblocks RPC gives it: hash, miner and
+  // nonce; on / as geth's, without them.
+  assert.ok(pendingBlock.miner && pendingBlock.nonce, `pending block on /preconf: miner ${pendingBlock.miner}, nonce ${pendingBlock.nonce}`);
+  const standardPending = await probe("eth_getBlockByNumber", ["pending", false], STANDARD);
+  assert.deepEqual([standardPending.hash, standardPending.miner, standardPending.nonce], [null, null, null], "pending block on /");
 
-  const sealed = await sealedReceipt(provider, tx.hash);
+  // receipt.getBlock(): eth_getBlockByHash(PreconfHash) on /preconf is the
+  // block being built.
+  const building = await receipt.getBlock();
+  assert.ok(building, "receipt.getBlock() before the seal resolved to null");
+  assert.equal(building.hash, receipt.blockHash);
+  assert.equal(building.number, receipt.blockNumber);
+  assert.equal(building.transactions[receipt.index], tx.hash);
+  const preTx = await preconf.getTransaction(tx.hash);
+  assert.deepEqual([preTx.blockHash, preTx.blockNumber, preTx.index], [receipt.blockHash, receipt.blockNumber, receipt.index], "the transaction object on /preconf");
+  // Right after the pre-confirmed receipt: pending shows the transfer,
+  // latest not yet; / has no receipt and no block fields yet.
+  assert.equal(await preconfToken.balanceOf(to, { blockTag: "pending" }), 5n * ETHER, "pending");
+  assert.equal(await preconfToken.balanceOf(to), 0n, "latest, before the seal");
+  assert.equal(await probe("eth_getTransactionReceipt", [tx.hash], STANDARD), null, "the receipt on / before the seal");
+  const standardTx = await probe("eth_getTransactionByHash", [tx.hash], STANDARD);
+  assert.deepEqual([standardTx.blockHash, standardTx.blockNumber, standardTx.transactionIndex], [null, null, null], "the transaction on / before the seal");
+  assert.ok((await headNumber(STANDARD)) < receipt.blockNumber, "the block was sealed while the test read it as pending: the checks above may have read the sealed block");
+
+  // The seal: /preconf then serves the sealed block's receipt, the same
+  // but for the block hash.
+  const standardReceipt = await sealedOnStandard(tx.hash);
+  const sealed = await poll("/preconf serves the sealed receipt", async () => {
+    const r = await preconf.getTransactionReceipt(tx.hash);
+    return r.blockHash !== receipt.blockHash ? r : undefined;
+  });
+  assert.equal(sealed.blockHash, standardReceipt.blockHash);
   for (const key of ["blockNumber", "index", "status", "gasUsed", "cumulativeGasUsed", "gasPrice", "from", "to", "contractAddress", "logsBloom", "type"]) {
     assert.deepEqual(receipt[key], sealed[key], `${key}: pre-confirmed ${receipt[key]}, sealed ${sealed[key]}`);
   }
   assert.deepEqual(receipt.logs.map(logFields), sealed.logs.map(logFields));
-  const block = await provider.getBlock(sealed.blockNumber);
+  // The pre-confirmed receipt's getBlock() now resolves to the sealed block
+  // (ethers may answer from its 250 ms cache first).
+  const block = await poll("receipt.getBlock() after the seal", async () => {
+    const b = await receipt.getBlock();
+    assert.ok(b, "receipt.getBlock() after the seal resolved to null");
+    return b.hash !== receipt.blockHash ? b : undefined;
+  });
   assert.equal(block.hash, sealed.blockHash);
+  assert.equal(block.number, receipt.blockNumber);
   assert.equal(block.transactions[receipt.index], tx.hash, "the sealed block holds the transaction at the pre-confirmed index");
-  assert.equal(await token.balanceOf(to, { blockTag: sealed.blockNumber }), 5n * ETHER);
+  assert.equal(await preconfToken.balanceOf(to, { blockTag: sealed.blockNumber }), 5n * ETHER);
 });
 
-test("with --rpc.preconfirmed-receipts=false, tx.wait() waits for the seal and latest shows the transaction", async () => {
+test("on / tx.wait() returns once the block is sealed, and latest shows the transaction", async () => {
+  await freshBlock();
   const to = fresh();
-  const tx = await tokenSealedOnly.transfer(to, 3n * ETHER);
+  const tx = await standardToken.transfer(to, 3n * ETHER);
+  await preconfirmed(tx.hash, STANDARD);
+  assert.equal(await standard.getTransactionReceipt(tx.hash), null, "a receipt on / while the transaction is only pre-confirmed");
+  assert.equal(await standardToken.balanceOf(to, { blockTag: "pending" }), 3n * ETHER, "pending on /");
   const receipt = await tx.wait();
-  assert.notEqual(receipt.blockHash, ZeroHash);
-  assert.ok(receipt.blockNumber <= (await sealedOnly.getBlockNumber()));
-  assert.equal(await tokenSealedOnly.balanceOf(to), 3n * ETHER, "latest, right after tx.wait()");
+  const head = await headNumber(STANDARD);
+  assert.ok(receipt.blockNumber <= head, `tx.wait() returned a receipt in block ${receipt.blockNumber}, latest is ${head}`);
+  const block = await probe("eth_getBlockByNumber", [toQuantity(receipt.blockNumber), false], STANDARD);
+  assert.equal(receipt.blockHash, block.hash, "the receipt names the sealed block");
+  assert.equal(await standardToken.balanceOf(to), 3n * ETHER, "latest, right after tx.wait()");
   assert.equal((await receipt.getBlock()).hash, receipt.blockHash);
+  // Sealed, both views give the same receipt.
+  assert.deepEqual(await probe("eth_getTransactionReceipt", [tx.hash], RPC), await probe("eth_getTransactionReceipt", [tx.hash], STANDARD));
 });

@@ -1,13 +1,21 @@
 // Shared setup of the ethers and viem suites: the node's URLs, the dev keys,
-// the Token artifact and polling helpers (poll with deadlines, never sleep
-// for a fixed time and hope).
+// the Token artifact, a raw JSON-RPC probe and polling helpers (poll with
+// deadlines, never sleep for a fixed time and hope).
+//
+// The suites build their clients as a dapp does, with each library's
+// default options: ethers answers an identical request from a 250 ms cache
+// and polls for new blocks (tx.wait(), contract.on) every 4 s; viem caches
+// the block number and polls every 4 s on a chain without a block time.
+// What the node itself answers at a given moment (is the transaction in
+// pending yet, is the receipt's block sealed) is read with probe(), plain
+// JSON-RPC through no client library, so that a cache cannot hide it.
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 export const RPC = process.env.STOCKNODE_RPC;
 if (!RPC) {
-  throw new Error("STOCKNODE_RPC is not set: run through `go test ./e2e/ -run JavaScript`, or start `stocknode --dev --block-time 1s --preconf-interval 100ms` (plain `stocknode --dev` for js/ws-*) and set it to its URL");
+  throw new Error("STOCKNODE_RPC is not set: run through `go test ./e2e/ -run JavaScript`, or start `stocknode --dev` and set it to its URL");
 }
 
 // The WebSocket endpoint (GET /ws on the JSON-RPC port); go test sets
@@ -20,8 +28,10 @@ export const CHAIN_ID = 84538453;
 // keys 0 and 1, the viem suite keys 2 and 3, the ethers WebSocket suite keys
 // 4 and 5, the viem WebSocket suite keys 6 and 7 and the B20 lifecycle keys
 // 8 and 9, so that the files can run at the same time against one node
-// without nonce races. The replica suite (js/replica-*) has nodes of its
-// own and uses key 0.
+// without nonce races; the dapp flow (js/dapp-ethers) uses key 4, which is
+// free on the HTTP suites' node (the WebSocket suites have a node of their
+// own). The replica suite (js/replica-*) and the Flashblocks suites
+// (js/flashblocks-*: ethers key 0, viem key 2) have nodes of their own.
 export const KEYS = [
   "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80",
   "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d",
@@ -46,6 +56,24 @@ export function artifact(name) {
 export const GWEI = 10n ** 9n;
 export const ETHER = 10n ** 18n;
 
+// probe sends one JSON-RPC request to url (default: STOCKNODE_RPC) and
+// returns its result; an error answer throws. No client library is in the
+// way: the answer is what the node says now.
+export async function probe(method, params = [], url = RPC) {
+  const res = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+  });
+  if (res.status !== 200) throw new Error(`${method} at ${url}: HTTP ${res.status} ${await res.text()}`);
+  const body = await res.json();
+  if (body.error) throw new Error(`${method}${JSON.stringify(params)} at ${url}: ${body.error.code} ${body.error.message}`);
+  return body.result;
+}
+
+// headNumber is eth_blockNumber at url, as a number.
+export const headNumber = async (url = RPC) => Number(await probe("eth_blockNumber", [], url));
+
 // poll calls f every `interval` ms until it returns a value other than
 // undefined/false, and returns that value; it throws after `timeout` ms.
 export async function poll(what, f, { timeout = 15_000, interval = 20 } = {}) {
@@ -61,9 +89,12 @@ export async function poll(what, f, { timeout = 15_000, interval = 20 } = {}) {
 // pendingBeforeLatest runs send() (which returns {label}) and then polls
 // shows(pending) - pending, latest, pending again - until latest shows the
 // effect. It returns {window, inPending} in ms and throws if latest ever
-// showed the effect while pending (read after it) did not. With 1 s blocks
-// and 100 ms pre-confirmations there is nearly always a window; a send that
-// lands right at a seal gets retried (up to three attempts).
+// showed the effect while pending (read after it) did not. shows must read
+// the node, not a client's cache (probe), or "read after" means nothing.
+// With the default 200 ms blocks and eager pre-confirmation a transaction
+// is in pending within milliseconds and in latest at the next seal, so
+// there is nearly always a window; a send that lands right at a seal gets
+// retried (up to three attempts).
 export async function pendingBeforeLatest(send, shows) {
   for (let attempt = 0; attempt < 3; attempt++) {
     const ctx = await send();

@@ -6,16 +6,15 @@
 // STOCKNODE_SEQUENCER_RPC (npm test over js/) the tests skip.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { Contract, ContractFactory, JsonRpcProvider, Network, Wallet, WebSocketProvider, isError, toQuantity } from "ethers";
+import { Contract, ContractFactory, JsonRpcProvider, Wallet, WebSocketProvider, isError, toQuantity } from "ethers";
 import { RPC, WS, CHAIN_ID, KEYS, TOKEN, ETHER, poll, collector } from "./helpers.mjs";
 
 const SEQUENCER = process.env.STOCKNODE_SEQUENCER_RPC;
 const skip = SEQUENCER ? false : "needs STOCKNODE_SEQUENCER_RPC, the sequencer the replica at STOCKNODE_RPC follows: go test ./e2e -run TestJavaScriptAgainstReplica";
 
-const network = new Network("stocknode-dev", CHAIN_ID);
-// cacheTimeout -1: no answers from ethers' 250 ms request cache, which
-// would hide a replica that is behind.
-const options = { staticNetwork: network, pollingInterval: 50, cacheTimeout: -1 };
+// ethers' default options; where the test compares the replica's answers
+// with the sequencer's it sends raw requests (provider.send), which ethers
+// does not cache.
 let replica; // JsonRpcProvider on the replica
 let sequencer; // JsonRpcProvider on the sequencer
 let ws; // WebSocketProvider on the replica
@@ -71,9 +70,9 @@ function watchSubscribe() {
 
 before(async () => {
   if (skip) return;
-  replica = new JsonRpcProvider(RPC, network, options);
-  sequencer = new JsonRpcProvider(SEQUENCER, network, options);
-  ws = new WebSocketProvider(WS, network, { staticNetwork: network, cacheTimeout: -1 });
+  replica = new JsonRpcProvider(RPC);
+  sequencer = new JsonRpcProvider(SEQUENCER);
+  ws = new WebSocketProvider(WS);
   wallet = new Wallet(KEYS[0], replica);
   // A --dev replica starts from genesis: let it catch up first.
   const head = await sequencer.getBlockNumber();

@@ -31,7 +31,7 @@ const revertCode = "0x7f08c379a0" + z + "600052" + "6020600452" + "6004602452" +
 test("simulateCalls: transfers from an account a state override funds, traced as Transfer logs", async () => {
   const from = fresh();
   const [to1, to2] = [fresh(), fresh()];
-  const latest = await client.getBlockNumber({ cacheTime: 0 });
+  const latest = await client.getBlockNumber();
   const { block, results } = await client.simulateCalls({
     account: from,
     calls: [

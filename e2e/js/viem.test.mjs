@@ -1,5 +1,8 @@
 // viem against stocknode over HTTP: public and wallet clients with the http
-// transport and a custom chain.
+// transport and a custom chain, with viem's default options (on a chain
+// that declares no block time: polling every 4 s, the block number cached
+// as long), against / (the Standard view, the default: a receipt means a
+// sealed block).
 import { test, before } from "node:test";
 import assert from "node:assert/strict";
 import {
@@ -10,9 +13,10 @@ import {
   defineChain,
   getAddress,
   http,
+  numberToHex,
 } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { RPC, CHAIN_ID, KEYS, TOKEN, GWEI, ETHER, poll, pendingBeforeLatest } from "./helpers.mjs";
+import { RPC, CHAIN_ID, KEYS, TOKEN, GWEI, ETHER, poll, probe, headNumber, pendingBeforeLatest } from "./helpers.mjs";
 
 const chain = defineChain({
   id: CHAIN_ID,
@@ -21,7 +25,7 @@ const chain = defineChain({
   rpcUrls: { default: { http: [RPC] } },
 });
 
-const publicClient = createPublicClient({ chain, transport: http(RPC), pollingInterval: 50 });
+const publicClient = createPublicClient({ chain, transport: http(RPC) });
 const account = privateKeyToAccount(KEYS[2]);
 const account2 = privateKeyToAccount(KEYS[3]);
 const wallet = createWalletClient({ account, chain, transport: http(RPC) });
@@ -32,15 +36,17 @@ let token; // address
 
 const fresh = () => privateKeyToAccount(generatePrivateKey()).address;
 
-// sealed waits until latest has reached the transaction's block and returns
-// the receipt as the sealed block reports it. waitForTransactionReceipt
-// resolves on the first receipt the node serves; see the last test.
+// sealed waits for the transaction's receipt as a dapp does
+// (waitForTransactionReceipt, default options) and checks that it is its
+// sealed block's: the node's latest (read after) has reached it and the
+// block by number has its hash. See the last test.
 async function sealed(hash) {
-  await publicClient.waitForTransactionReceipt({ hash, pollingInterval: 50, timeout: 15_000 });
-  return poll(`transaction ${hash} sealed`, async () => {
-    const r = await publicClient.getTransactionReceipt({ hash });
-    return r.blockNumber <= (await publicClient.getBlockNumber({ cacheTime: 0 })) ? r : undefined;
-  });
+  const receipt = await publicClient.waitForTransactionReceipt({ hash });
+  const head = await headNumber();
+  assert.ok(Number(receipt.blockNumber) <= head, `waitForTransactionReceipt returned a receipt in block ${receipt.blockNumber}, latest is ${head}`);
+  const block = await probe("eth_getBlockByNumber", [numberToHex(receipt.blockNumber), false]);
+  assert.equal(block.hash, receipt.blockHash, `block ${receipt.blockNumber}`);
+  return receipt;
 }
 
 before(async () => {
@@ -53,8 +59,9 @@ before(async () => {
 
 test("chain id, block number, getBalance at latest and pending", async () => {
   assert.equal(await publicClient.getChainId(), CHAIN_ID);
-  const first = await publicClient.getBlockNumber({ cacheTime: 0 });
-  await poll("block number increases", async () => (await publicClient.getBlockNumber({ cacheTime: 0 })) > first);
+  const first = await publicClient.getBlockNumber();
+  // viem answers getBlockNumber from its cache for the polling interval (4 s).
+  await poll("block number increases", async () => (await publicClient.getBlockNumber()) > first, { timeout: 15_000, interval: 250 });
   const latest = await publicClient.getBalance({ address: account2.address });
   const pending = await publicClient.getBalance({ address: account2.address, blockTag: "pending" });
   assert.ok(latest > 0n && pending > 0n);
@@ -166,7 +173,7 @@ test("simulateContract: revert reason decoded (fail() reverts with \"nope\")", a
 test("getLogs, getContractEvents and watchContractEvent (filter polling)", async () => {
   const to = fresh();
   const value = 9n * ETHER;
-  const start = await publicClient.getBlockNumber({ cacheTime: 0 });
+  const start = await publicClient.getBlockNumber();
 
   // watchContractEvent installs an eth_newFilter on its first poll; a
   // client that watches its own wire tells when the node has answered it,
@@ -195,7 +202,6 @@ test("getLogs, getContractEvents and watchContractEvent (filter polling)", async
       abi,
       eventName: "Transfer",
       args: { to },
-      pollingInterval: 50,
       onLogs: (logs) => {
         clearTimeout(timer);
         resolve(logs);
@@ -247,7 +253,7 @@ test("estimateFeesPerGas, estimateGas, batched transport", async () => {
   const batched = createPublicClient({ chain, transport: http(RPC, { batch: { batchSize: 3, wait: 10 } }) });
   const results = await Promise.all([
     batched.getChainId(),
-    batched.getBlockNumber({ cacheTime: 0 }),
+    batched.getBlockNumber(),
     batched.getBalance({ address: account.address }),
     batched.getBalance({ address: account.address, blockTag: "pending" }),
     batched.getBalance({ address: fresh() }),
@@ -261,11 +267,13 @@ test("estimateFeesPerGas, estimateGas, batched transport", async () => {
 test("multicall", { skip: "no multicall3 contract is deployed on the dev chain" }, () => {});
 
 // viem's waitForTransactionReceipt resolves on the first receipt the node
-// serves and applications then read `latest`. A receipt must therefore be
-// that of a sealed block (execution-apis; geth answers null until mined).
-// Polled every 10 ms through a 1 s block, the node must never serve a
-// receipt ahead of latest, nor a transaction with a blockHash the chain does
-// not have.
+// serves and applications then read `latest`. On / a receipt must therefore
+// be that of a sealed block (execution-apis; geth answers null until
+// mined). Polled every 10 ms through the transaction's life (viem caches
+// neither; the head is probed), the node must never serve a receipt ahead
+// of latest, nor a transaction with a blockHash the chain does not have;
+// then, as a dapp does, waitForTransactionReceipt and a read with the
+// default tag show the transfer.
 test("receipts and transactions name sealed blocks only (what waitForTransactionReceipt relies on)", async () => {
   const hash = await wallet2.sendTransaction({ to: fresh(), value: 1n });
   const problems = [];
@@ -279,7 +287,7 @@ test("receipts and transactions name sealed blocks only (what waitForTransaction
       } catch (err) {
         if (err.name !== "TransactionReceiptNotFoundError") throw err;
       }
-      const head = await publicClient.getBlockNumber({ cacheTime: 0 });
+      const head = BigInt(await headNumber()); // read after: a sealed receipt's block is <= head
       if (tx.blockNumber !== null && tx.blockNumber > head && !problems.some((p) => p.startsWith("tx"))) {
         problems.push(`tx: eth_getTransactionByHash says block ${tx.blockNumber} (${tx.blockHash}) while eth_blockNumber is ${head}; want blockHash/blockNumber null`);
       }
@@ -301,4 +309,10 @@ test("receipts and transactions name sealed blocks only (what waitForTransaction
     { interval: 10 },
   );
   assert.deepEqual(problems, [], "the node served an unsealed transaction as mined");
+
+  const to = fresh();
+  const next = await wallet2.sendTransaction({ to, value: 7n });
+  const receipt = await publicClient.waitForTransactionReceipt({ hash: next });
+  assert.equal(await publicClient.getBalance({ address: to }), 7n, `getBalance right after waitForTransactionReceipt (receipt in block ${receipt.blockNumber})`);
+  assert.equal((await publicClient.getBlock({ blockHash: receipt.blockHash })).number, receipt.blockNumber);
 });

@@ -1,18 +1,16 @@
 // ethers v6 against stocknode over WebSocket: WebSocketProvider for calls
 // and for eth_subscribe (provider.on('block'), contract.on(event),
-// provider.on('pending')), as a dapp uses it. Runs against a node with the
-// default 200 ms blocks (TestJavaScriptWebSocketClients).
+// provider.on('pending')), as a dapp uses it, with ethers' default options.
+// Runs against a node in the default configuration, on /ws
+// (TestJavaScriptWebSocketClients).
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { Contract, ContractFactory, JsonRpcProvider, Network, NonceManager, Wallet, WebSocketProvider, toQuantity } from "ethers";
-import { RPC, WS, CHAIN_ID, KEYS, TOKEN, ETHER, poll, collector } from "./helpers.mjs";
+import { Contract, ContractFactory, JsonRpcProvider, NonceManager, Wallet, WebSocketProvider, toQuantity } from "ethers";
+import { RPC, WS, CHAIN_ID, KEYS, TOKEN, ETHER, poll, probe, headNumber, collector } from "./helpers.mjs";
 
-const network = new Network("stocknode-dev", CHAIN_ID);
-
-// cacheTimeout -1: no answers from ethers' 250 ms request cache.
-const provider = new WebSocketProvider(WS, network, { staticNetwork: network, cacheTimeout: -1 });
+const provider = new WebSocketProvider(WS);
 // The HTTP endpoint, to cross-check what the socket answers.
-const http = new JsonRpcProvider(RPC, network, { staticNetwork: network, cacheTimeout: -1 });
+const http = new JsonRpcProvider(RPC);
 const wallet = new Wallet(KEYS[4], provider);
 const other = new Wallet(KEYS[5], provider);
 const supply = 1_000_000n * ETHER;
@@ -20,12 +18,16 @@ let token; // the deployed Contract, connected to wallet (over the socket)
 
 const fresh = () => Wallet.createRandom().address;
 
-// sealed waits until latest has reached the receipt's block.
+// sealed checks that a receipt tx.wait() returned over the socket is its
+// sealed block's (/ws answers as /: a receipt means a sealed block): the
+// node's latest (read after) has reached it and the block by number has its
+// hash. It returns the receipt.
 async function sealed(receipt) {
-  return poll(`transaction ${receipt.hash} sealed`, async () => {
-    const r = await provider.getTransactionReceipt(receipt.hash);
-    return r && r.blockNumber <= (await provider.getBlockNumber()) ? r : undefined;
-  });
+  const head = await headNumber();
+  assert.ok(receipt.blockNumber <= head, `tx.wait() returned a receipt in block ${receipt.blockNumber}, latest is ${head}`);
+  const block = await probe("eth_getBlockByNumber", [toQuantity(receipt.blockNumber), false]);
+  assert.equal(block.hash, receipt.blockHash, `block ${receipt.blockNumber}`);
+  return receipt;
 }
 
 // rpcWatch records, from the provider's debug events, the answers to the
@@ -46,8 +48,8 @@ function rpcWatch(method) {
   return { answers, stop: () => provider.off("debug", onDebug) };
 }
 
-// headAtLeast polls (over HTTP) until latest is at least n.
-const headAtLeast = (n) => poll(`head reaches ${n}`, async () => (await http.getBlockNumber()) >= n);
+// headAtLeast polls the node (over HTTP) until latest is at least n.
+const headAtLeast = (n) => poll(`head reaches ${n}`, async () => (await headNumber()) >= n);
 
 before(async () => {
   // Deployed through the socket: getTransactionCount, fee data, estimateGas,
@@ -243,7 +245,7 @@ test("provider.on('pending') over eth_subscribe newPendingTransactions", async (
 });
 
 test("provider.destroy() closes the socket and stops its subscriptions", async () => {
-  const p = new WebSocketProvider(WS, network, { staticNetwork: network });
+  const p = new WebSocketProvider(WS);
   const blocks = collector();
   await p.on("block", (n) => blocks.push(n));
   await blocks.wait(2, "'block' events on a second provider");
