@@ -22,13 +22,15 @@ import (
 	"github.com/stocknode/stocknode/node/pending"
 	"github.com/stocknode/stocknode/node/sequencer"
 	"github.com/stocknode/stocknode/node/txpool"
+	"github.com/stocknode/stocknode/peer"
 	"github.com/stocknode/stocknode/pool"
 )
 
 // testNode is an in-memory preview chain with a sequencer and an RPC server.
 type testNode struct {
 	t     testing.TB
-	view  View // the view its requests are answered in
+	view  View       // the view its requests are answered in
+	peer  *peer.Peer // the client its requests come from; nil: a local caller
 	srv   *Server
 	chain *chain.Chain
 	pool  *txpool.Pool
@@ -126,9 +128,16 @@ func (n *testNode) in(v View) *testNode {
 	return &c
 }
 
+// as is n's requests coming from the client p.
+func (n *testNode) as(p *peer.Peer) *testNode {
+	c := *n
+	c.peer = p
+	return &c
+}
+
 // raw sends body and returns the raw response.
 func (n *testNode) raw(body string) string {
-	out, _ := n.srv.HandleFrom(nil, n.view, []byte(body), nil, nil)
+	out, _ := n.srv.HandleFrom(n.peer, n.view, []byte(body), nil, nil)
 	return string(out)
 }
 

@@ -66,6 +66,10 @@ type Config struct {
 	// block positions as Base's Flashblocks RPC gives them. Off (the
 	// default), a receipt on / means a sealed block.
 	PreconfirmedReceipts bool
+	// ReceiptHold is how long after a client's eth_sendRawTransaction the
+	// Standard view answers that client the transaction as pooled even
+	// once sealed (sendhold.go: ethers' 250 ms request cache); 0: none.
+	ReceiptHold time.Duration
 }
 
 // DefaultConfig returns geth's defaults.
@@ -85,6 +89,7 @@ func DefaultConfig() Config {
 		MaxStorageKeys:     1024,
 		SimulateMaxBlocks:  256,
 		SimulateMaxCalls:   10_000,
+		ReceiptHold:        DefaultReceiptHold,
 	}
 }
 
@@ -110,6 +115,8 @@ type Server struct {
 	// pendingProofs holds the tries of the pending state that
 	// eth_getProof("pending") proves against (proof_pending.go).
 	pendingProofs pendingProofCache
+	// sends holds a sender's receipts on / past ethers' cache (sendhold.go).
+	sends *recentSends
 }
 
 // method is a handler with its counters; the map is read-only after New,
@@ -153,7 +160,8 @@ func New(cfg Config, b Backend, reg *metrics.Registry) *Server {
 	if reg == nil {
 		reg = metrics.NewRegistry()
 	}
-	s := &Server{cfg: cfg, b: b, filters: newFilterSet(cfg.FilterTimeout, cfg.MaxFilters, cfg.FiltersPerClient), limiter: ratelimit.New(cfg.RateLimit), methods: map[string]*method{}}
+	s := &Server{cfg: cfg, b: b, filters: newFilterSet(cfg.FilterTimeout, cfg.MaxFilters, cfg.FiltersPerClient), limiter: ratelimit.New(cfg.RateLimit), methods: map[string]*method{},
+		sends: newRecentSends(cfg.ReceiptHold)}
 	for name, h := range methodTable() {
 		s.methods[name] = newMethod(reg, name, h)
 	}

@@ -44,6 +44,9 @@ func (s *Server) findTx(r *request, hash common.Hash) (txLocation, bool, error) 
 	}
 	bc := s.b.Chain.BlockChain()
 	if entry, tx := bc.GetCanonicalTransaction(hash); tx != nil && entry.BlockIndex <= r.snap.Head.NumberU64() {
+		if r.view == Standard && s.sends.held(r.peer, hash) {
+			return txLocation{tx: tx}, true, nil // sealed, but held from its sender (sendhold.go)
+		}
 		if block := bc.GetBlock(entry.BlockHash, entry.BlockIndex); block != nil {
 			return txLocation{tx: tx, block: block, index: int(entry.Index)}, true, nil
 		}
@@ -129,6 +132,7 @@ func ethSendRawTransaction(s *Server, r *request) error {
 	if err := s.b.Pool.Add(tx); err != nil {
 		return err
 	}
+	s.sends.sent(r.peer, tx.Hash())
 	r.out = codec.AppendHash(r.out, tx.Hash())
 	return nil
 }
