@@ -233,6 +233,9 @@ func (n *Node) startAPI() error {
 	n.calls = pool.New(n.cfg.Calls)
 	n.reg = metrics.NewRegistry()
 	n.cfg.RPC.BlockTime = n.cfg.Sequencer.BlockTime // eth_simulateV1 spaces its blocks by it
+	// A sender is shown the chain before its block for the receipt hold:
+	// the store keeps those views as long, and a block's worth more.
+	n.store.Retain(n.cfg.RPC.ReceiptHold + n.cfg.Sequencer.BlockTime)
 	n.rpc = rpc.New(n.cfg.RPC, rpc.Backend{Chain: n.chain, Pool: n.pool, Snapshots: n.store, Calls: n.calls}, n.reg)
 	n.http = httpserver.New(n.cfg.HTTP, n.rpc, n.health)
 	n.http.HandleRPC("/preconf", n.rpc.In(rpc.Preconf))

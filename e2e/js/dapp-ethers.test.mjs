@@ -8,34 +8,22 @@
 // write. Each step logs what it printed; scripts/dapp-flow.mjs is the same
 // flow to run by hand against a running node.
 //
-// Transactions go through ethers' NonceManager, which counts the wallet's
-// nonces itself after asking the node once. A bare Wallet asks
-// eth_getTransactionCount(pending) before each send, and ethers answers an
-// identical request from its 250 ms cache (ethers-io/ethers.js#4549): when
-// tx.wait() returns within milliseconds (the block sealed right after the
-// send, as happens now and then on 200 ms blocks) the next send reuses the
-// nonce and fails with "nonce has already been used" although the node
-// answered right. What the node says the nonce is after each wait is
-// checked here too (nonceIs).
-//
-// Every read after a wait is a request this flow has not made in the last
-// 250 ms: ethers answers an identical request (same method, address, tag)
-// from its cache for that long, longer than a 200 ms block, so a read
-// repeated around a fast tx.wait() can show the state from before the
-// transaction although the node answers the new one. The second transfer
-// therefore goes to a second recipient, and the nonces are read from the
-// node (ethers' own getTransactionCount(latest) is cached from tx.wait()'s
-// replacement check).
+// A bare Wallet, as a dapp has: it asks eth_getTransactionCount(pending)
+// before each send, and ethers answers an identical request from its
+// 250 ms cache (ethers-io/ethers.js#4549), longer than a 200 ms block. The
+// node holds a client's own transaction as pooled on / for 300 ms after its
+// send (--rpc.receipt-hold), so no tx.wait() returns while the nonce and
+// the balances read before the send are still in that cache: the reads
+// below repeat requests made before the sends, on purpose.
 import { test, after } from "node:test";
 import assert from "node:assert/strict";
-import { Contract, ContractFactory, JsonRpcProvider, NonceManager, Wallet, formatEther, parseEther } from "ethers";
+import { Contract, ContractFactory, JsonRpcProvider, Wallet, formatEther, parseEther } from "ethers";
 import { RPC, KEYS, TOKEN, probe } from "./helpers.mjs";
 
 const provider = new JsonRpcProvider(RPC);
-const wallet = new NonceManager(new Wallet(KEYS[4], provider));
-const address = new Wallet(KEYS[4]).address;
+const wallet = new Wallet(KEYS[4], provider);
+const address = wallet.address;
 const recipient = Wallet.createRandom().address;
-const second = Wallet.createRandom().address;
 const supply = parseEther("1000000");
 
 let firstNonce; // the first transfer's
@@ -55,6 +43,7 @@ async function nonceIs(want) {
 
 test("send, await tx.wait(), then getBalance (latest) shows the transfer", async () => {
   log(`chain ${(await provider.getNetwork()).chainId}, block ${await provider.getBlockNumber()}, sender ${address}, recipient ${recipient}`);
+  log(`getBalance(recipient) before: ${formatEther(await provider.getBalance(recipient))} ETH`);
   const tx = await wallet.sendTransaction({ to: recipient, value: parseEther("1.5") });
   firstNonce = tx.nonce;
   log(`sendTransaction: ${tx.hash} nonce ${tx.nonce}`);
@@ -74,15 +63,15 @@ test("send, await tx.wait(), then getBalance (latest) shows the transfer", async
 
 test("send again right after: the next nonce, no nonce error, and latest shows it", async () => {
   assert.notEqual(firstNonce, undefined, "the first transfer did not run");
-  const tx = await wallet.sendTransaction({ to: second, value: parseEther("0.25") });
-  log(`sendTransaction again: ${tx.hash} nonce ${tx.nonce} to ${second}`);
+  const tx = await wallet.sendTransaction({ to: recipient, value: parseEther("0.25") });
+  log(`sendTransaction again: ${tx.hash} nonce ${tx.nonce}`);
   assert.equal(tx.nonce, firstNonce + 1);
   const started = Date.now();
   const receipt = await tx.wait();
   log(`tx.wait(): status ${receipt.status} in block ${receipt.blockNumber} after ${Date.now() - started} ms`);
-  const balance = await provider.getBalance(second);
-  log(`getBalance(second recipient): ${formatEther(balance)} ETH`);
-  assert.equal(balance, parseEther("0.25"), "the balance at latest right after tx.wait()");
+  const balance = await provider.getBalance(recipient);
+  log(`getBalance(recipient): ${formatEther(balance)} ETH`);
+  assert.equal(balance, parseEther("1.75"), "the balance at latest right after tx.wait()");
   await nonceIs(firstNonce + 2);
 });
 
@@ -133,4 +122,16 @@ test("a token transfer: wait, balanceOf (latest), queryFilter over its block", a
   assert.equal(events[0].transactionHash, tx.hash);
   assert.equal(events[0].args.value, parseEther("42"));
   assert.equal(events[0].blockHash, receipt.blockHash);
+});
+
+test("five sends in a row, each waited for and its effect read at latest: no nonce error, no stale read", async () => {
+  const to = Wallet.createRandom().address;
+  for (let i = 1; i <= 5; i++) {
+    const before = await provider.getBalance(to);
+    const tx = await wallet.sendTransaction({ to, value: 1n });
+    const receipt = await tx.wait();
+    const after = await provider.getBalance(to);
+    log(`round ${i}: nonce ${tx.nonce}, block ${receipt.blockNumber}, balance ${before} -> ${after} wei`);
+    assert.equal(after, before + 1n, `round ${i}: the balance at latest right after tx.wait()`);
+  }
 });

@@ -4,20 +4,19 @@
 // block).
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { ContractFactory, Contract, Interface, JsonRpcProvider, NonceManager, Wallet, isError, toQuantity } from "ethers";
+import { ContractFactory, Contract, Interface, JsonRpcProvider, Wallet, isError, toQuantity } from "ethers";
 import { RPC, CHAIN_ID, KEYS, TOKEN, GWEI, ETHER, poll, probe, headNumber, pendingBeforeLatest } from "./helpers.mjs";
 
 const provider = new JsonRpcProvider(RPC);
 const wallet = new Wallet(KEYS[0], provider);
 const other = new Wallet(KEYS[1], provider);
-// Transactions go through ethers' NonceManager, as a program that sends
-// several does. A bare Wallet asks eth_getTransactionCount(pending) for
-// each, and ethers answers an identical request from its 250 ms cache
-// (ethers-io/ethers.js#4549): on 200 ms blocks tx.wait() can return within
-// milliseconds (the block sealed right after the send), and the next send
-// then reuses the nonce ("nonce has already been used").
-const sender = new NonceManager(wallet);
-const otherSender = new NonceManager(other);
+// Bare Wallets, as dapps have: each send asks eth_getTransactionCount
+// (pending), which ethers answers from its 250 ms cache when it asked the
+// same within that time; the node holds a sender's own transaction as
+// pooled for 300 ms after its send (--rpc.receipt-hold), so no tx.wait()
+// returns before that cache has expired.
+const sender = wallet;
+const otherSender = other;
 const supply = 1_000_000n * ETHER;
 const iface = new Interface(TOKEN.abi);
 let token; // the deployed Contract, connected to sender
@@ -199,9 +198,7 @@ test("revert reasons: Error(string), custom error, estimateGas", async () => {
     assert.equal(err.revert.args[1], 42n);
     return true;
   });
-  // Sending a transfer the sender cannot pay: the estimate reverts first
-  // (a bare Wallet: a NonceManager would count the nonce of a transaction
-  // never sent).
+  // Sending a transfer the sender cannot pay: the estimate reverts first.
   await assert.rejects(token.connect(other).transfer(wallet.address, 1n), (err) => {
     assert.ok(isError(err, "CALL_EXCEPTION"), `${err.code}: ${err.message}`);
     assert.equal(err.reason, "insufficient balance");

@@ -102,16 +102,80 @@ func (s *Snapshot) PendingState() (*state.StateDB, error) {
 }
 
 // Store holds the current snapshot. Load is one atomic load: readers never
-// take a lock and never see a half-published view.
+// take a lock and never see a half-published view. It also keeps, for a
+// while (Retain), the last snapshot of each head before the next block
+// sealed (Before): a view of the chain just before a block, for the clients
+// the RPC keeps there a moment (node/rpc/sendhold.go).
 type Store struct {
 	current atomic.Pointer[Snapshot]
+	// lasts are the last snapshots of the recent heads, oldest first;
+	// replaced whole on each new head (a few times a second), never
+	// modified, so readers load it without a lock.
+	lasts  atomic.Pointer[[]kept]
+	retain atomic.Int64 // nanoseconds; 0: DefaultRetain
 }
+
+// kept is a head's last snapshot and when the next head replaced it.
+type kept struct {
+	snap     *Snapshot
+	replaced time.Time
+}
+
+// DefaultRetain is how long a head's last snapshot stays available to
+// Before unless Retain says otherwise.
+const DefaultRetain = 2 * time.Second
+
+// maxKept bounds the snapshots kept, whatever the block time.
+const maxKept = 256
+
+// Retain sets how long Before can give a head's last snapshot after the
+// next head replaced it.
+func (s *Store) Retain(d time.Duration) { s.retain.Store(int64(d)) }
 
 // Load returns the current snapshot, or nil before the first publication.
 func (s *Store) Load() *Snapshot { return s.current.Load() }
 
 // Publish makes snap the current snapshot.
-func (s *Store) Publish(snap *Snapshot) { s.current.Store(snap) }
+func (s *Store) Publish(snap *Snapshot) {
+	if prev := s.current.Swap(snap); prev != nil && prev.Head.Hash() != snap.Head.Hash() {
+		s.keep(prev, snap.Published)
+	}
+}
+
+// keep records prev as its head's last snapshot, replaced at now, and
+// forgets those replaced longer than the retention ago; the single
+// publisher calls it.
+func (s *Store) keep(prev *Snapshot, now time.Time) {
+	retain := time.Duration(s.retain.Load())
+	if retain <= 0 {
+		retain = DefaultRetain
+	}
+	var lasts []kept
+	if old := s.lasts.Load(); old != nil {
+		lasts = *old
+	}
+	for len(lasts) > 0 && (now.Sub(lasts[0].replaced) > retain || len(lasts) >= maxKept) {
+		lasts = lasts[1:]
+	}
+	next := append(append(make([]kept, 0, len(lasts)+1), lasts...), kept{prev, now})
+	s.lasts.Store(&next)
+}
+
+// Before returns the last snapshot published before block number became
+// the head (its head is an earlier block), or nil when it is no longer
+// kept.
+func (s *Store) Before(number uint64) *Snapshot {
+	lasts := s.lasts.Load()
+	if lasts == nil {
+		return nil
+	}
+	for i := len(*lasts) - 1; i >= 0; i-- {
+		if k := (*lasts)[i]; k.snap.Head.NumberU64() < number {
+			return k.snap
+		}
+	}
+	return nil
+}
 
 // PreconfHash is the hash the block being built goes by on the Preconf
 // view (/preconf) until it is sealed: Base's Flashblocks RPC gives a

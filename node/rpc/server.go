@@ -67,8 +67,9 @@ type Config struct {
 	// default), a receipt on / means a sealed block.
 	PreconfirmedReceipts bool
 	// ReceiptHold is how long after a client's eth_sendRawTransaction the
-	// Standard view answers that client the transaction as pooled even
-	// once sealed (sendhold.go: ethers' 250 ms request cache); 0: none.
+	// Standard view shows that client the chain as it was before the
+	// transaction's block sealed (sendhold.go: ethers' 250 ms request
+	// cache); 0: never.
 	ReceiptHold time.Duration
 }
 
@@ -350,6 +351,9 @@ func (s *Server) handleSingle(o origin, body, dst []byte, ext Extension) []byte 
 	start := time.Now()
 	defer func() { m.duration.Observe(time.Since(start)) }()
 	r.origin, r.snap = o, s.b.Snapshots.Load()
+	if o.view == Standard {
+		r.snap = s.heldSnapshot(r)
+	}
 	if err := r.splitArgs(req.Params); err != nil {
 		m.fail.Inc()
 		return codec.AppendError(dst, req.ID, invalidParams(err))

@@ -44,9 +44,6 @@ func (s *Server) findTx(r *request, hash common.Hash) (txLocation, bool, error) 
 	}
 	bc := s.b.Chain.BlockChain()
 	if entry, tx := bc.GetCanonicalTransaction(hash); tx != nil && entry.BlockIndex <= r.snap.Head.NumberU64() {
-		if r.view == Standard && s.sends.held(r.peer, hash) {
-			return txLocation{tx: tx}, true, nil // sealed, but held from its sender (sendhold.go)
-		}
 		if block := bc.GetBlock(entry.BlockHash, entry.BlockIndex); block != nil {
 			return txLocation{tx: tx, block: block, index: int(entry.Index)}, true, nil
 		}
