@@ -312,7 +312,7 @@ func TestSendRawTransactionSyncBounded(t *testing.T) {
 				if n.pool.Get(hash) != nil {
 					t.Fatalf("a refused transaction was sent")
 				}
-			case <-waitLen(t, n, before+1):
+			case <-waitHeld(n, before+1, hash):
 				go func() { held <- <-done }()
 			}
 		}
@@ -346,12 +346,16 @@ func flagNamed(msg string) string {
 }
 
 // waitLen is closed once n has want waiters.
-func waitLen(t *testing.T, n *testNode, want int) <-chan struct{} {
+func waitLen(n *testNode, want int) <-chan struct{} { return waitHeld(n, want, common.Hash{}) }
+
+// waitHeld is closed once n has want waiters and, unless hash is zero,
+// the transaction hash is pooled: the sender's next nonce may follow.
+func waitHeld(n *testNode, want int, hash common.Hash) <-chan struct{} {
 	ch := make(chan struct{})
 	go func() {
 		defer close(ch)
 		deadline := time.Now().Add(10 * time.Second)
-		for n.waiters.Len() < want && time.Now().Before(deadline) {
+		for (n.waiters.Len() < want || (hash != common.Hash{} && n.pool.Get(hash) == nil)) && time.Now().Before(deadline) {
 			time.Sleep(time.Millisecond)
 		}
 	}()
@@ -378,7 +382,7 @@ func TestSendRawTransactionSyncHangUp(t *testing.T) {
 	raw, _ := n.transfer(9, 0, 1)
 	done := make(chan rpcResponse, 1)
 	go func() { done <- n.callFrom(peer.FromConn(server), "eth_sendRawTransactionSync", raw, 10_000) }()
-	<-waitLen(t, n, 1)
+	<-waitLen(n, 1)
 	client.Close()
 	resp := <-done
 	if resp.Error == nil || !strings.Contains(resp.Error.Message, "client went away") {
