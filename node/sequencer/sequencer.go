@@ -174,6 +174,7 @@ func (s *Sequencer) Run(ctx context.Context) error {
 			}
 			if len(b.txs) > filled {
 				lastFilled = now
+				b.hashAhead()
 			}
 			fresh = false
 			for !nextTick.After(now) {
@@ -186,6 +187,7 @@ func (s *Sequencer) Run(ctx context.Context) error {
 		}
 		if len(b.txs) > 0 {
 			lastFilled = s.now()
+			b.hashAhead()
 		}
 		fresh = false
 		opened = nextSeal
