@@ -133,6 +133,7 @@ func hexNonce(n uint64) string { return "0x" + new(big.Int).SetUint64(n).Text(16
 func TestSendRawTransactionSyncOnReplica(t *testing.T) {
 	seq := startNode(t, "--nats.listen", "127.0.0.1:0", "--block-time", "1s", "--preconf-interval", "100ms")
 	replica := startNode(t, followFlags(t, seq)...)
+	waitFollowing(t, replica)
 	clients := syncClients(t, replica)
 	seqClient, _ := seq.dial(t)
 	ctx := testContext(t, time.Minute)
@@ -159,6 +160,7 @@ func TestSendRawTransactionSyncOnReplica(t *testing.T) {
 func TestSendRawTransactionSyncOnReplicaNotReady(t *testing.T) {
 	seq := startNode(t, "--nats.listen", "127.0.0.1:0", "--block-time", "1h", "--preconf-interval", "100ms")
 	replica := startNode(t, followFlags(t, seq)...)
+	waitFollowing(t, replica)
 	c := syncClients(t, replica)["/preconf"]
 	ctx := testContext(t, time.Minute)
 	// Dev account 3 spends 6,000 of its 10,000 ETH, then asks for 6,000
@@ -188,6 +190,15 @@ func TestSendRawTransactionSyncOnReplicaNotReady(t *testing.T) {
 			}
 		})
 	}
+}
+
+// waitFollowing waits until replica has found its place in the log: a
+// replica stopped before then exits with an error (left alone here).
+func waitFollowing(t *testing.T, replica *node) {
+	t.Helper()
+	poll(t, testContext(t, 10*time.Second), "the replica following the log", func() bool {
+		return strings.Contains(replica.tail(0), "Following the sequencer's log")
+	})
 }
 
 // transferTx signs a transfer of value from `from` at nonce to a fresh
