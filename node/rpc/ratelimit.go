@@ -13,42 +13,38 @@ import (
 // read, 26 for eth_call, 75 for eth_getLogs); a method not listed costs
 // defaultUnits.
 var computeUnits = map[string]float64{
-	"web3_clientVersion":       0,
-	"net_version":              0,
-	"net_listening":            0,
-	"net_peerCount":            0,
-	"eth_chainId":              0,
-	"eth_syncing":              0,
-	"eth_accounts":             0,
-	"eth_blockNumber":          10,
-	"eth_gasPrice":             19,
-	"eth_maxPriorityFeePerGas": 10,
-	"eth_feeHistory":           10,
-	"eth_getBalance":           19,
-	"eth_getTransactionCount":  26,
-	"eth_getCode":              26,
-	"eth_getStorageAt":         17,
-	"eth_call":                 26,
-	"eth_estimateGas":          87,
-	"eth_createAccessList":     87,
-	"eth_sendRawTransaction":   250,
-	// The send, and the receipt polls it spares the client: the wait
-	// holds a waiter of the client's share (--rpc.txsync.per-client) and
-	// its connection, not a CPU.
-	"eth_sendRawTransactionSync": 300,
-	"eth_getBlockByNumber":       16,
-	"eth_getBlockByHash":         16,
-	"eth_getTransactionByHash":   17,
-	"eth_getTransactionReceipt":  15,
-	"eth_getBlockReceipts":       500,
-	"eth_getLogs":                75,
-	"eth_getFilterLogs":          75,
-	"eth_getFilterChanges":       20,
-	"eth_newFilter":              20,
-	"eth_newBlockFilter":         20,
-	"eth_uninstallFilter":        10,
-	"eth_subscribe":              10,
-	"eth_unsubscribe":            10,
+	"web3_clientVersion":        0,
+	"net_version":               0,
+	"net_listening":             0,
+	"net_peerCount":             0,
+	"eth_chainId":               0,
+	"eth_syncing":               0,
+	"eth_accounts":              0,
+	"eth_blockNumber":           10,
+	"eth_gasPrice":              19,
+	"eth_maxPriorityFeePerGas":  10,
+	"eth_feeHistory":            10,
+	"eth_getBalance":            19,
+	"eth_getTransactionCount":   26,
+	"eth_getCode":               26,
+	"eth_getStorageAt":          17,
+	"eth_call":                  26,
+	"eth_estimateGas":           87,
+	"eth_createAccessList":      87,
+	"eth_sendRawTransaction":    250,
+	"eth_getBlockByNumber":      16,
+	"eth_getBlockByHash":        16,
+	"eth_getTransactionByHash":  17,
+	"eth_getTransactionReceipt": 15,
+	"eth_getBlockReceipts":      500,
+	"eth_getLogs":               75,
+	"eth_getFilterLogs":         75,
+	"eth_getFilterChanges":      20,
+	"eth_newFilter":             20,
+	"eth_newBlockFilter":        20,
+	"eth_uninstallFilter":       10,
+	"eth_subscribe":             10,
+	"eth_unsubscribe":           10,
 	// Issue 16's methods: Alchemy's units where it meters the method; for
 	// the others, the listed method whose work is closest.
 	"debug_traceTransaction":   309,
@@ -69,6 +65,11 @@ var computeUnits = map[string]float64{
 	"eth_blobBaseFee":          10,
 	"eth_config":               10,
 	"base_transactionStatus":   17,
+
+	// The send, and the receipt polls it spares the client: the wait
+	// holds a waiter of the client's share (--rpc.txsync.per-client) and
+	// its connection, not a CPU.
+	"eth_sendRawTransactionSync": 300,
 }
 
 const defaultUnits = 10
