@@ -5,6 +5,7 @@
 //	go run ./loadtest ws-logs   -url ws://127.0.0.1:8545/ws -rpc http://127.0.0.1:8545 -n 1000 -duration 20s
 //	go run ./loadtest http      -url http://127.0.0.1:8545 -method getBalance|call|blockNumber|mix -tag latest|pending -c 1,4,16,64,256 -duration 6s [-pipeline N]
 //	go run ./loadtest flood     -url http://127.0.0.1:8545 -accounts 1024 -senders 64 -duration 6s
+//	go run ./loadtest txsync    -url http://127.0.0.1:8545 -paths /,/preconf -methods sync,poll -samples 400 [-poll 10ms]
 //	go run ./loadtest replag    -sequencer ws://127.0.0.1:8545/ws -replica ws://127.0.0.1:8546/ws -duration 10s
 //	go run ./loadtest genesis   -accounts 1000000 -out genesis.json   (for the state-size measurement)
 //	go run ./loadtest abuse     -url http://127.0.0.1:8545 -pid PID [-metrics http://127.0.0.1:6060/metrics] [-attacks blake2f,cl-te,...]
@@ -58,6 +59,10 @@ func main() {
 		cfg := floodFlags(fs)
 		fs.Parse(os.Args[2:])
 		report, err = runFlood(ctx, *cfg)
+	case "txsync":
+		cfg := txsyncFlags(fs)
+		fs.Parse(os.Args[2:])
+		report, err = runTxsync(ctx, *cfg)
 	case "replag":
 		cfg := replagFlags(fs)
 		fs.Parse(os.Args[2:])
@@ -97,7 +102,7 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: loadtest ws-fanout|ws-logs|http|flood|replag|logread|genesis|abuse [flags] (-h for flags)")
+	fmt.Fprintln(os.Stderr, "usage: loadtest ws-fanout|ws-logs|http|flood|txsync|replag|logread|genesis|abuse [flags] (-h for flags)")
 	os.Exit(2)
 }
 

@@ -118,7 +118,7 @@ func (n *Node) readmitReplicas() {
 
 // relayHandlers are what the sequencer does with its replicas' requests.
 func (n *Node) relayHandlers() relay.Handlers {
-	h := relay.Handlers{Send: func(_ string, tx *types.Transaction) error { return n.pool.Add(tx) }}
+	h := relay.Handlers{Send: func(_ string, tx *types.Transaction) error { return n.pool.Add(tx) }, Submit: n.relaySubmit}
 	if n.drips != nil && n.cfg.Faucet.Enabled {
 		h.Drip = n.relayedDrip
 	}

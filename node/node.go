@@ -30,6 +30,7 @@ import (
 	"github.com/stocknode/stocknode/node/sequencer"
 	"github.com/stocknode/stocknode/node/stocks"
 	"github.com/stocknode/stocknode/node/txpool"
+	"github.com/stocknode/stocknode/node/txwait"
 	"github.com/stocknode/stocknode/node/ws"
 	"github.com/stocknode/stocknode/pool"
 	"github.com/stocknode/stocknode/rest"
@@ -58,6 +59,9 @@ type Config struct {
 	HTTP  httpserver.Config
 	RPC   rpc.Config
 	Calls pool.Config
+	// TxWait bounds eth_sendRawTransactionSync's waiters (--rpc.txsync.max,
+	// --rpc.txsync.per-client).
+	TxWait txwait.Config
 	// WS configures the WebSocket endpoint at /ws; WSDisabled turns it off
 	// (the spec's main and test networks offer HTTP only).
 	WS         ws.Config
@@ -115,6 +119,7 @@ type Node struct {
 	store   *pending.Store
 	seq     *sequencer.Sequencer
 	calls   *pool.Pool
+	txwait  *txwait.Registry // eth_sendRawTransactionSync's waiters
 	rpc     *rpc.Server
 	http    *httpserver.Server
 	hub     *ws.Hub // nil when the WebSocket endpoint is off
@@ -236,10 +241,11 @@ func (n *Node) startAPI() error {
 	// A sender is shown the chain before its block for the receipt hold:
 	// the store keeps those views as long, and a block's worth more.
 	n.store.Retain(n.cfg.RPC.ReceiptHold + n.cfg.Sequencer.BlockTime)
-	n.rpc = rpc.New(n.cfg.RPC, rpc.Backend{Chain: n.chain, Pool: n.pool, Snapshots: n.store, Calls: n.calls}, n.reg)
+	n.txwait = txwait.New(n.cfg.TxWait)
+	n.rpc = rpc.New(n.cfg.RPC, rpc.Backend{Chain: n.chain, Pool: n.pool, Snapshots: n.store, Calls: n.calls, TxWait: n.txwait}, n.reg)
 	n.http = httpserver.New(n.cfg.HTTP, n.rpc, n.health)
 	n.http.HandleRPC("/preconf", n.rpc.In(rpc.Preconf))
-	listeners := sequencer.Listeners{}
+	listeners := sequencer.Listeners{n.txwait}
 	if err := n.startServices(&listeners); err != nil {
 		n.closeServices()
 		return err
@@ -330,6 +336,7 @@ func (n *Node) registerGauges() {
 	r.Gauge("call_pool_rejected", "eth_calls rejected with -32005 (bound full, client over its share) since start.", func() float64 { _, _, rej, _ := n.calls.Stats(); return float64(rej) })
 	r.Gauge("call_pool_heavy_clients", "Clients whose calls ran long lately, kept off the last slot of the call bound.", func() float64 { return float64(n.calls.Heavy()) })
 	r.Gauge("call_pool_dropped", "eth_calls dropped before they ran (request deadline passed, client gone) since start.", func() float64 { _, _, _, drop := n.calls.Stats(); return float64(drop) })
+	r.Gauge("txsync_waiting", "eth_sendRawTransactionSync requests waiting for their transaction.", func() float64 { return float64(n.txwait.Len()) })
 	r.Gauge("http_connections", "Open connections on the public port (HTTP and WebSocket).", func() float64 { open, _ := n.http.Conns(); return float64(open) })
 	r.Gauge("http_connections_refused", "Connections refused at --http.maxconns or --http.maxconns-per-ip since start.", func() float64 { _, refused := n.http.Conns(); return float64(refused) })
 	r.Gauge("ws_connections", "Open WebSocket connections.", func() float64 { c, _, _ := n.WSStats(); return float64(c) })
@@ -474,9 +481,10 @@ func (n *Node) Run(ctx context.Context) error {
 		err = n.seq.Run(ctx)
 	}
 	cancel()
-	// Running calls end now: a connection does not close while its reader
-	// is inside one, and the hub waits for every connection.
+	// Running calls and waits end now: a connection does not close while
+	// its reader is inside one, and the hub waits for every connection.
 	n.calls.Close()
+	n.txwait.Close()
 	<-hubDone
 	err = errors.Join(err, <-httpDone, <-stocksDone, <-indexDone)
 	head := n.chain.Head()
@@ -519,6 +527,7 @@ func (n *Node) logStart() {
 // Close stops the pool and closes the chain, and records a clean shutdown.
 func (n *Node) Close() error {
 	n.calls.Close()
+	n.txwait.Close()
 	err := errors.Join(n.closeServices(), n.pool.Close())
 	n.closeLog()
 	err = errors.Join(err, n.chain.Close())

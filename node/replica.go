@@ -37,7 +37,7 @@ func (n *Node) startReplica() error {
 	n.replay = sequencer.NewReplayer(n.chain, n.store, n.log)
 	n.follower = replica.New(l, n.replay, n.chain, n.log)
 	n.relay = relay.NewClient(l.Conn(), cfg.ChainID, n.cfg.RelayTimeout, key)
-	n.pool.ForwardTo(n.relay.Send)
+	n.pool.ForwardTo(relayForwarder{n.relay})
 	n.log.Info("Read replica of the sequencer's log on NATS JetStream", "stream", seqlog.StreamName(cfg.ChainID), "nats", l.URL(), "relayAs", n.relay.ID())
 	if err := n.replay.PublishHead(); err != nil {
 		return err

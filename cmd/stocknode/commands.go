@@ -91,6 +91,9 @@ func runNode(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if cfg.RPC.SimulateMaxBlocks < 1 {
 		return fmt.Errorf("--rpc.simulate.maxblocks %d: must be at least 1", cfg.RPC.SimulateMaxBlocks)
 	}
+	if err := checkTxSync(cfg); err != nil {
+		return err
+	}
 	if cfg.RPC.SimulateMaxCalls < 0 {
 		return fmt.Errorf("--rpc.simulate.maxcalls %d: must be at least 0 (0: no cap)", cfg.RPC.SimulateMaxCalls)
 	}
@@ -126,6 +129,20 @@ func runNode(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	return n.Run(ctx)
+}
+
+// checkTxSync refuses eth_sendRawTransactionSync's flags that cannot work.
+func checkTxSync(cfg node.Config) error {
+	def, limit := cfg.RPC.TxSyncDefaultTimeout, cfg.RPC.TxSyncMaxTimeout
+	switch {
+	case def < time.Millisecond || limit < time.Millisecond:
+		return fmt.Errorf("--rpc.txsync.defaulttimeout %v and --rpc.txsync.maxtimeout %v: both must be at least 1ms", def, limit)
+	case def > limit:
+		return fmt.Errorf("--rpc.txsync.defaulttimeout %v exceeds --rpc.txsync.maxtimeout %v", def, limit)
+	case cfg.TxWait.Max < 0 || cfg.TxWait.PerClient < 0:
+		return fmt.Errorf("--rpc.txsync.max %d and --rpc.txsync.per-client %d: must be at least 0 (0: no cap)", cfg.TxWait.Max, cfg.TxWait.PerClient)
+	}
+	return nil
 }
 
 // printAccounts shows what anvil shows: the funded development accounts with
@@ -183,6 +200,8 @@ func apiFlags(fs *flag.FlagSet, cfg *node.Config) *apiFlagValues {
 	fs.IntVar(&cfg.Calls.Workers, "rpc.call.workers", 0, "eth_calls, estimates, access lists, traces and simulations that run at once (default: one per CPU; clients whose calls run long share one fewer, so blocks and cheap reads keep a CPU)")
 	fs.IntVar(&cfg.RPC.MaxStorageKeys, "rpc.maxstoragekeys", cfg.RPC.MaxStorageKeys, "most storage keys of one eth_getProof or eth_getStorageValues (0: no cap)")
 	fs.IntVar(&cfg.Calls.Queue, "rpc.call.queue", 0, "eth_calls that may wait for a slot before -32005 (default 1024)")
+	fs.DurationVar(&cfg.RPC.TxSyncDefaultTimeout, "rpc.txsync.defaulttimeout", cfg.RPC.TxSyncDefaultTimeout, "how long eth_sendRawTransactionSync waits for the receipt when the request names no valid timeout (EIP-7966)")
+	fs.DurationVar(&cfg.RPC.TxSyncMaxTimeout, "rpc.txsync.maxtimeout", cfg.RPC.TxSyncMaxTimeout, "the longest eth_sendRawTransactionSync waits, whatever the request asks")
 	return v
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/ethereum/go-ethereum/common/fdlimit"
 
 	"github.com/stocknode/stocknode/node"
+	"github.com/stocknode/stocknode/node/txwait"
 	"github.com/stocknode/stocknode/peer"
 )
 
@@ -33,6 +34,7 @@ var publicDefaults = []struct{ flag, value string }{
 	{"rpc.ratelimit.cups", "2500"},
 	{"rpc.call.per-client", "16"},
 	{"rpc.filters.per-client", "64"},
+	{"rpc.txsync.per-client", "64"},
 }
 
 func limitFlags(fs *flag.FlagSet, cfg *node.Config) *limitFlagValues {
@@ -49,6 +51,9 @@ func limitFlags(fs *flag.FlagSet, cfg *node.Config) *limitFlagValues {
 	fs.IntVar(&cfg.RPC.MaxFilters, "rpc.filters.max", cfg.RPC.MaxFilters, "most polling filters installed in all")
 	fs.IntVar(&cfg.RPC.FiltersPerClient, "rpc.filters.per-client", cfg.RPC.FiltersPerClient, "most polling filters one client address may install")
 	fs.IntVar(&cfg.Calls.PerClient, "rpc.call.per-client", 0, "most eth_calls (and estimates) one client address may have running or waiting (0: no share)")
+	cfg.TxWait = txwait.DefaultConfig()
+	fs.IntVar(&cfg.TxWait.Max, "rpc.txsync.max", cfg.TxWait.Max, "most eth_sendRawTransactionSync requests waiting for their transaction in all (0: no cap)")
+	fs.IntVar(&cfg.TxWait.PerClient, "rpc.txsync.per-client", cfg.TxWait.PerClient, "most eth_sendRawTransactionSync requests one client address may have waiting (0: no cap)")
 	fs.Float64Var(&cfg.RPC.RateLimit.Requests, "rpc.ratelimit.rps", 0, "requests per second per client address, bursts of twice that (0: off); WebSocket messages count the same")
 	fs.Float64Var(&cfg.RPC.RateLimit.Units, "rpc.ratelimit.cups", 0, "compute units per second per client address (eth_call 26, eth_getLogs 75, ...), bursts of twice that (0: off)")
 	return v

@@ -19,7 +19,9 @@
 //
 // Replies start with one status byte: 0 and nothing more for an accepted
 // transaction, 1 and the error's text for a refused one; a drip's reply is
-// 0 and its faucet.DripResult as JSON.
+// 0 and its faucet.DripResult as JSON. A transaction request with the
+// header Stocknode-Admission asks whether the transaction can run now
+// (eth_sendRawTransactionSync, admission.go): see Submit.
 package relay
 
 import (
@@ -75,6 +77,10 @@ func Requests(chainID uint64, id string) string { return subject(chainID, "*", i
 type Handlers struct {
 	// Send pools a transaction, as eth_sendRawTransaction does.
 	Send func(from string, tx *types.Transaction) error
+	// Submit pools a transaction and says whether it can run now, for a
+	// request that asks (Client.Submit); nil: Send answers it, and the
+	// replica hears nothing either way.
+	Submit func(from string, tx *types.Transaction) (Admission, error)
 	// Drip runs a faucet drip; nil: the faucet is off.
 	Drip func(ctx context.Context, from string, req faucet.DripRequest) faucet.DripResult
 }
@@ -94,7 +100,7 @@ func Serve(nc *nats.Conn, chainID uint64, h Handlers, concurrency int, log *slog
 	}
 	s := &Server{sem: make(chan struct{}, concurrency), log: log}
 	for what, handle := range map[string]func(from string, m *nats.Msg) []byte{
-		"tx":   func(from string, m *nats.Msg) []byte { return sendReply(h.Send, from, m.Data) },
+		"tx":   func(from string, m *nats.Msg) []byte { return h.txReply(from, m) },
 		"drip": func(from string, m *nats.Msg) []byte { return dripReply(h.Drip, from, m.Data) },
 	} {
 		subj := subject(chainID, what, "*")
@@ -179,12 +185,15 @@ func signedBytes(subject string, data []byte) []byte {
 	return append(append([]byte(subject), 0), data...)
 }
 
-func sendReply(send func(string, *types.Transaction) error, from string, raw []byte) []byte {
+func (h Handlers) txReply(from string, m *nats.Msg) []byte {
 	tx := new(types.Transaction)
-	if err := tx.UnmarshalBinary(raw); err != nil {
+	if err := tx.UnmarshalBinary(m.Data); err != nil {
 		return refused(fmt.Errorf("decode transaction: %w", err))
 	}
-	if err := send(from, tx); err != nil {
+	if h.Submit != nil && m.Header.Get(headerAdmission) != "" {
+		return submitReply(h.Submit(from, tx))
+	}
+	if err := h.Send(from, tx); err != nil {
 		return refused(err)
 	}
 	return []byte{statusOK}
@@ -298,12 +307,25 @@ const noResponderGrace = 2 * time.Second
 
 // request sends data and returns the reply's body after its status byte.
 func (c *Client) request(ctx context.Context, what string, data []byte) ([]byte, error) {
-	ctx, cancel := context.WithTimeout(ctx, c.timeout)
-	defer cancel()
 	req, err := c.message(what, data)
 	if err != nil {
 		return nil, err
 	}
+	status, body, err := c.send(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	if status != statusOK {
+		return nil, fmt.Errorf("relay to the sequencer: unexpected reply status %d", status)
+	}
+	return body, nil
+}
+
+// send sends req and returns the reply's status byte and the rest; a
+// refusal (status 1) is a *RefusedError.
+func (c *Client) send(ctx context.Context, req *nats.Msg) (byte, []byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
 	giveUp := time.Now().Add(noResponderGrace)
 	msg, err := c.nc.RequestMsgWithContext(ctx, req)
 	for errors.Is(err, nats.ErrNoResponders) && time.Now().Before(giveUp) {
@@ -316,19 +338,19 @@ func (c *Client) request(ctx context.Context, what string, data []byte) ([]byte,
 	}
 	switch {
 	case errors.Is(err, nats.ErrNoResponders):
-		return nil, errors.New("the sequencer is not reachable (no sequencer subscribed to this chain's relay on NATS); retry in a moment")
+		return 0, nil, errors.New("the sequencer is not reachable (no sequencer subscribed to this chain's relay on NATS); retry in a moment")
 	case errors.Is(err, nats.ErrPermissionViolation):
-		return nil, fmt.Errorf("the NATS server does not let this replica (%s) relay: admit its key on the sequencer (stocknode replica-key): %w", c.id, err)
+		return 0, nil, fmt.Errorf("the NATS server does not let this replica (%s) relay: admit its key on the sequencer (stocknode replica-key): %w", c.id, err)
 	case errors.Is(err, context.DeadlineExceeded):
-		return nil, fmt.Errorf("the sequencer did not answer within %v; the transaction may still be pooled: check its hash before sending again", c.timeout)
+		return 0, nil, fmt.Errorf("the sequencer did not answer within %v; the transaction may still be pooled: check its hash before sending again", c.timeout)
 	case err != nil:
-		return nil, fmt.Errorf("relay to the sequencer: %w", err)
+		return 0, nil, fmt.Errorf("relay to the sequencer: %w", err)
 	}
 	if len(msg.Data) == 0 {
-		return nil, errors.New("relay to the sequencer: empty reply")
+		return 0, nil, errors.New("relay to the sequencer: empty reply")
 	}
-	if msg.Data[0] != statusOK {
-		return nil, &RefusedError{Text: string(msg.Data[1:])}
+	if msg.Data[0] == statusRefused {
+		return 0, nil, &RefusedError{Text: string(msg.Data[1:])}
 	}
-	return msg.Data[1:], nil
+	return msg.Data[0], msg.Data[1:], nil
 }

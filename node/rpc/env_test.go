@@ -22,6 +22,7 @@ import (
 	"github.com/stocknode/stocknode/node/pending"
 	"github.com/stocknode/stocknode/node/sequencer"
 	"github.com/stocknode/stocknode/node/txpool"
+	"github.com/stocknode/stocknode/node/txwait"
 	"github.com/stocknode/stocknode/peer"
 	"github.com/stocknode/stocknode/pool"
 )
@@ -36,14 +37,17 @@ type testNode struct {
 	pool  *txpool.Pool
 	store *pending.Store
 	keys  []*ecdsa.PrivateKey
+	// waiters are eth_sendRawTransactionSync's, woken by the sequencer.
+	waiters *txwait.Registry
 }
 
 // testConfig is a test node's configuration: its chain's, its server's
 // and its call bound's.
 type testConfig struct {
-	chain chain.Config
-	rpc   Config
-	calls pool.Config
+	chain  chain.Config
+	rpc    Config
+	calls  pool.Config
+	txwait txwait.Config
 }
 
 // option adjusts a test node's configuration.
@@ -58,9 +62,10 @@ func newTestNode(t testing.TB, blockTime, preconf time.Duration, options ...opti
 		t.Fatal(err)
 	}
 	tc := testConfig{
-		chain: chain.Config{InMemory: true, Genesis: genesis, Rules: chain.Rules{MinBaseFee: chain.PreviewMinBaseFee}},
-		rpc:   DefaultConfig(),
-		calls: pool.Config{Workers: 4, Queue: 64},
+		chain:  chain.Config{InMemory: true, Genesis: genesis, Rules: chain.Rules{MinBaseFee: chain.PreviewMinBaseFee}},
+		rpc:    DefaultConfig(),
+		calls:  pool.Config{Workers: 4, Queue: 64},
+		txwait: txwait.DefaultConfig(),
 	}
 	for _, option := range options {
 		option(&tc)
@@ -80,14 +85,17 @@ func newTestNode(t testing.TB, blockTime, preconf time.Duration, options ...opti
 	if err != nil {
 		t.Fatal(err)
 	}
+	waiters := txwait.New(tc.txwait)
+	seq.SetListener(waiters)
 	if err := seq.PublishHead(); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); seq.Run(ctx) }()
-	srv := New(tc.rpc, Backend{Chain: c, Pool: txs, Snapshots: store, Calls: calls}, nil)
+	srv := New(tc.rpc, Backend{Chain: c, Pool: txs, Snapshots: store, Calls: calls, TxWait: waiters}, nil)
 	t.Cleanup(func() {
+		waiters.Close()
 		cancel()
 		<-done
 		srv.Close()
@@ -99,7 +107,7 @@ func newTestNode(t testing.TB, blockTime, preconf time.Duration, options ...opti
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &testNode{t: t, srv: srv, chain: c, pool: txs, store: store, keys: keys}
+	return &testNode{t: t, srv: srv, chain: c, pool: txs, store: store, keys: keys, waiters: waiters}
 }
 
 // on is n for the test t, one of a fuzz test's inputs.

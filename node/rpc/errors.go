@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/stocknode/stocknode/codec"
+	"github.com/stocknode/stocknode/node/txwait"
 	"github.com/stocknode/stocknode/pool"
 )
 
@@ -35,6 +36,7 @@ func toError(err error) *codec.Error {
 	var perr *invalidParamsError
 	var share *pool.ShareError
 	var logLimit *logLimitError
+	var waiters *txwait.LimitError
 	switch {
 	case errors.As(err, &cerr):
 		return cerr
@@ -42,7 +44,7 @@ func toError(err error) *codec.Error {
 		return logLimit.rpcError()
 	case errors.As(err, &perr):
 		return invalidParams(perr)
-	case errors.Is(err, pool.ErrOverloaded), errors.As(err, &share):
+	case errors.Is(err, pool.ErrOverloaded), errors.As(err, &share), errors.As(err, &waiters):
 		return &codec.Error{Code: codec.CodeLimitExceeded, Message: err.Error()}
 	case errors.Is(err, pool.ErrTimeout):
 		return errTimeout

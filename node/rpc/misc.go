@@ -30,6 +30,7 @@ func methodTable() map[string]handler {
 		"eth_estimateGas":                         ethEstimateGas,
 		"eth_createAccessList":                    ethCreateAccessList,
 		"eth_sendRawTransaction":                  ethSendRawTransaction,
+		"eth_sendRawTransactionSync":              ethSendRawTransactionSync,
 		"eth_getBlockByNumber":                    ethGetBlockByNumber,
 		"eth_getBlockByHash":                      ethGetBlockByHash,
 		"eth_getBlockTransactionCountByNumber":    ethGetBlockTransactionCountByNumber,

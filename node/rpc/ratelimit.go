@@ -65,6 +65,11 @@ var computeUnits = map[string]float64{
 	"eth_blobBaseFee":          10,
 	"eth_config":               10,
 	"base_transactionStatus":   17,
+
+	// The send, and the receipt polls it spares the client: the wait
+	// holds a waiter of the client's share (--rpc.txsync.per-client) and
+	// its connection, not a CPU.
+	"eth_sendRawTransactionSync": 300,
 }
 
 const defaultUnits = 10

@@ -15,6 +15,7 @@ import (
 	"github.com/stocknode/stocknode/node/chain"
 	"github.com/stocknode/stocknode/node/pending"
 	"github.com/stocknode/stocknode/node/txpool"
+	"github.com/stocknode/stocknode/node/txwait"
 	"github.com/stocknode/stocknode/peer"
 	"github.com/stocknode/stocknode/pool"
 	"github.com/stocknode/stocknode/ratelimit"
@@ -71,6 +72,11 @@ type Config struct {
 	// transaction's block sealed (sendhold.go: ethers' 250 ms request
 	// cache); 0: never.
 	ReceiptHold time.Duration
+	// TxSyncDefaultTimeout is how long eth_sendRawTransactionSync waits for
+	// the receipt when its request names no valid timeout, TxSyncMaxTimeout
+	// the most it waits whatever the request says (geth's
+	// --rpc.txsync.defaulttimeout, --rpc.txsync.maxtimeout).
+	TxSyncDefaultTimeout, TxSyncMaxTimeout time.Duration
 }
 
 // DefaultConfig returns geth's defaults.
@@ -91,6 +97,10 @@ func DefaultConfig() Config {
 		SimulateMaxBlocks:  256,
 		SimulateMaxCalls:   10_000,
 		ReceiptHold:        DefaultReceiptHold,
+		// EIP-7966's recommended default; the maximum keeps a waiter's
+		// connection a short while (geth: 20 s and 1 min, for 12 s blocks).
+		TxSyncDefaultTimeout: 2 * time.Second,
+		TxSyncMaxTimeout:     10 * time.Second,
 	}
 }
 
@@ -100,6 +110,9 @@ type Backend struct {
 	Pool      *txpool.Pool
 	Snapshots *pending.Store
 	Calls     *pool.Pool // runs eth_call and eth_estimateGas
+	// TxWait holds eth_sendRawTransactionSync's waiters, woken by the
+	// sequencer's listeners; nil: the method answers that it is off.
+	TxWait *txwait.Registry
 }
 
 // Server dispatches JSON-RPC requests. It is safe for concurrent use.

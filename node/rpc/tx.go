@@ -89,42 +89,37 @@ func ethGetTransactionReceipt(s *Server, r *request) error {
 	if err != nil {
 		return err
 	}
+	_, err = s.writeReceipt(r, hash)
+	return err
+}
+
+// writeReceipt writes the receipt of transaction hash as of the request's
+// snapshot and view, and reports whether there is one (none writes
+// nothing: null).
+func (s *Server) writeReceipt(r *request, hash common.Hash) (bool, error) {
 	loc, ok, err := s.findTx(r, hash)
 	if loc.preconfirmed {
-		return r.writeJSON(preconfirmedReceipt(r.snap.Pending, loc.index, s.b.Chain.Config()))
+		return true, r.writeJSON(preconfirmedReceipt(r.snap.Pending, loc.index, s.b.Chain.Config()))
 	}
 	if !ok || loc.block == nil {
-		return err
+		return false, err
 	}
 	b := loc.block
 	receipt, err := s.b.Chain.BlockChain().GetCanonicalReceipt(loc.tx, b.Hash(), b.NumberU64(), uint64(loc.index))
 	if err != nil {
-		return err
+		return false, err
 	}
 	signer := types.MakeSigner(s.b.Chain.Config(), b.Number(), b.Time())
-	return r.writeJSON(marshalReceipt(receipt, b.Hash(), b.NumberU64(), signer, loc.tx, loc.index))
+	return true, r.writeJSON(marshalReceipt(receipt, b.Hash(), b.NumberU64(), signer, loc.tx, loc.index))
 }
 
 func ethSendRawTransaction(s *Server, r *request) error {
 	if err := r.maxParams(1); err != nil {
 		return err
 	}
-	raw, err := r.required(0)
+	tx, err := s.rawTxArg(r)
 	if err != nil {
 		return err
-	}
-	data, err := codec.AppendData(nil, raw)
-	if err != nil {
-		return argError(0, err)
-	}
-	tx := new(types.Transaction)
-	if err := tx.UnmarshalBinary(data); err != nil {
-		return fmt.Errorf("decode transaction: %w", err)
-	}
-	// As geth: the development keys are public, so a transaction signed
-	// without a chain ID could be replayed on every chain that funds them.
-	if !tx.Protected() && !s.cfg.AllowUnprotectedTxs {
-		return errUnprotectedTx
 	}
 	if err := s.b.Pool.Add(tx); err != nil {
 		return err
@@ -132,6 +127,29 @@ func ethSendRawTransaction(s *Server, r *request) error {
 	s.sends.sent(r.peer, tx.Hash())
 	r.out = codec.AppendHash(r.out, tx.Hash())
 	return nil
+}
+
+// rawTxArg decodes argument 0, a signed transaction, and refuses what
+// the node does not take over RPC.
+func (s *Server) rawTxArg(r *request) (*types.Transaction, error) {
+	raw, err := r.required(0)
+	if err != nil {
+		return nil, err
+	}
+	data, err := codec.AppendData(nil, raw)
+	if err != nil {
+		return nil, argError(0, err)
+	}
+	tx := new(types.Transaction)
+	if err := tx.UnmarshalBinary(data); err != nil {
+		return nil, fmt.Errorf("decode transaction: %w", err)
+	}
+	// As geth: the development keys are public, so a transaction signed
+	// without a chain ID could be replayed on every chain that funds them.
+	if !tx.Protected() && !s.cfg.AllowUnprotectedTxs {
+		return nil, errUnprotectedTx
+	}
+	return tx, nil
 }
 
 var errUnprotectedTx = errors.New("only replay-protected (EIP-155) transactions allowed over RPC")

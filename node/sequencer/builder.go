@@ -236,6 +236,15 @@ func (b *builder) preconfirm() (*pending.Block, state.Reader) {
 	return block, b.layer
 }
 
+// hashAhead brings the state's tries up to date with what the block has
+// executed so far, so that the seal hashes only what came after. The
+// sequencer calls it once a pre-confirmation is published, in the time
+// before the next one: under load that takes most of the state root off
+// the seal, during which no transaction can be pre-confirmed.
+func (b *builder) hashAhead() {
+	b.state.IntermediateRoot(b.evm.GetRules())
+}
+
 // seal runs the post-execution system calls (EIP-7002/7251 queues, EIP-6110
 // deposits), finalizes and assembles the block.
 func (b *builder) seal() (*types.Block, error) {

@@ -29,8 +29,10 @@ type Config struct {
 	// BlockTime.
 	PreconfInterval time.Duration
 	// PreconfMinGap, when positive, makes pre-confirmation eager: a
-	// transaction accepted after a tick is executed and published this long
-	// after that tick at the earliest, instead of at the next regular tick.
+	// transaction accepted after a tick that executed transactions is
+	// executed and published this long after that tick at the earliest,
+	// instead of at the next regular tick; after ticks that executed
+	// nothing, at once.
 	// The pending state then trails what was accepted by about this gap
 	// under load, never by more than PreconfInterval; idle, it still
 	// refreshes every PreconfInterval.
@@ -137,7 +139,14 @@ func (s *Sequencer) Run(ctx context.Context) error {
 	if err := s.tick(b, nil); err != nil {
 		return err
 	}
-	lastTick, fresh := opened, false
+	// The gap runs from the last pre-confirmation that executed
+	// transactions: it batches a stream of them, while one that reaches
+	// a sequencer whose last ticks were empty is pre-confirmed at once.
+	var lastFilled time.Time
+	if len(b.txs) > 0 {
+		lastFilled = opened
+	}
+	fresh := false
 
 	nextSeal, nextTick := opened.Add(s.cfg.BlockTime), opened.Add(s.cfg.PreconfInterval)
 	timer := time.NewTimer(0)
@@ -145,7 +154,7 @@ func (s *Sequencer) Run(ctx context.Context) error {
 	for {
 		wake := earliest(nextTick, nextSeal)
 		if fresh {
-			wake = earliest(wake, lastTick.Add(s.cfg.PreconfMinGap))
+			wake = earliest(wake, lastFilled.Add(s.cfg.PreconfMinGap))
 		}
 		timer.Reset(time.Until(wake))
 		select {
@@ -159,10 +168,15 @@ func (s *Sequencer) Run(ctx context.Context) error {
 		}
 		now := s.now()
 		if now.Before(nextSeal) {
+			filled := len(b.txs)
 			if err := s.tick(b, nil); err != nil {
 				return err
 			}
-			lastTick, fresh = now, false
+			if len(b.txs) > filled {
+				lastFilled = now
+				b.hashAhead()
+			}
+			fresh = false
 			for !nextTick.After(now) {
 				nextTick = nextTick.Add(s.cfg.PreconfInterval)
 			}
@@ -171,7 +185,11 @@ func (s *Sequencer) Run(ctx context.Context) error {
 		if b, err = s.sealAndReopen(b, now); err != nil {
 			return err
 		}
-		lastTick, fresh = s.now(), false
+		if len(b.txs) > 0 {
+			lastFilled = s.now()
+			b.hashAhead()
+		}
+		fresh = false
 		opened = nextSeal
 		if now.Sub(opened) >= s.cfg.BlockTime {
 			// Fell a whole block behind (a slow seal): restart the rhythm

@@ -107,6 +107,37 @@ func TestEagerPreconfirmation(t *testing.T) {
 	}
 }
 
+// The gap batches a stream of transactions: one that reaches a sequencer
+// whose last ticks executed nothing is pre-confirmed at once, the next one
+// right behind it no sooner than a gap after that pre-confirmation.
+func TestEagerGapAfterEmptyTicks(t *testing.T) {
+	const gap = time.Second
+	e := newEnv(t)
+	e.start(Config{BlockTime: 5 * time.Second, PreconfInterval: 5 * time.Second, PreconfMinGap: gap})
+	// Let the (empty) first block open: its opening tick executed nothing.
+	e.waitFor("first snapshot", time.Second, func(s *pending.Snapshot) bool { return true })
+	time.Sleep(50 * time.Millisecond)
+	to := common.HexToAddress("0x00000000000000000000000000000000000000ac")
+	var first *pending.Snapshot
+	for nonce := uint64(0); nonce < 2; nonce++ {
+		tx := e.transfer(0, nonce, to, 1)
+		accepted := time.Now()
+		if err := e.pool.Add(tx); err != nil {
+			t.Fatal(err)
+		}
+		snap := e.waitFor("tx in pending", 3*time.Second, func(s *pending.Snapshot) bool {
+			return hasTx(s.Pending.Transactions, tx.Hash())
+		})
+		switch {
+		case nonce == 0 && time.Since(accepted) > gap/2:
+			t.Fatalf("the first transfer waited %v after empty ticks, want it pre-confirmed at once, not after the %v gap", time.Since(accepted), gap)
+		case nonce == 1 && snap.Published.Sub(first.Published) < gap:
+			t.Fatalf("the second transfer was pre-confirmed %v after the first, want at least the %v gap", snap.Published.Sub(first.Published), gap)
+		}
+		first = snap
+	}
+}
+
 // With a block time of five pre-confirmation intervals, each block gets
 // pre-confirmation indices 0..4 and no more, and empty blocks keep coming.
 func TestPreconfirmationRhythm(t *testing.T) {

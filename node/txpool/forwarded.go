@@ -50,14 +50,29 @@ func newForwarded() *forwarded {
 func (f *forwarded) add(from common.Address, tx *types.Transaction) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	now := f.remember(tx)
+	if n, ok := f.nonce[from]; !ok || n.next <= tx.Nonce() || now.Sub(n.at) > forwardedTTL {
+		f.nonce[from] = forwardedNonce{next: tx.Nonce() + 1, at: now}
+	}
+}
+
+// addTx records tx as accepted by the sequencer without its nonce: one
+// queued behind a gap is not its sender's next.
+func (f *forwarded) addTx(tx *types.Transaction) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.remember(tx)
+}
+
+// remember stores tx and returns the time it counts from; the caller
+// holds mu.
+func (f *forwarded) remember(tx *types.Transaction) time.Time {
 	now := f.now()
 	if len(f.txs) >= maxForwarded {
 		f.prune(now)
 	}
 	f.txs[tx.Hash()] = forwardedTx{tx: tx, at: now}
-	if n, ok := f.nonce[from]; !ok || n.next <= tx.Nonce() || now.Sub(n.at) > forwardedTTL {
-		f.nonce[from] = forwardedNonce{next: tx.Nonce() + 1, at: now}
-	}
+	return now
 }
 
 // get returns a remembered transaction, or nil.

@@ -38,7 +38,7 @@ type Pool struct {
 	chain    *chain.Chain
 	pool     *gethpool.TxPool
 	accepted func(*types.Transaction) error // OnAccepted; nil: nobody is told
-	forward  func(*types.Transaction) error // ForwardTo; nil: pooled here
+	forward  Forwarder                      // ForwardTo; nil: pooled here
 	fwd      *forwarded                     // what forward took, with ForwardTo
 }
 
@@ -104,18 +104,19 @@ func (p *Pool) Add(tx *types.Transaction) error {
 // them); f's error is Add's. Set it before the pool is shared.
 func (p *Pool) OnAccepted(f func(*types.Transaction) error) { p.accepted = f }
 
-// ForwardTo has Add hand every transaction to f, whose error is Add's,
-// instead of pooling it here: a read replica forwards to the sequencer
-// (node/relay), whose pool decides. Set it before the pool is shared.
-// Get and Nonce then answer for the transactions forwarded lately too.
-func (p *Pool) ForwardTo(f func(*types.Transaction) error) { p.forward, p.fwd = f, newForwarded() }
+// ForwardTo has Add and Submit hand every transaction to f, whose errors
+// are theirs, instead of pooling it here: a read replica forwards to the
+// sequencer (node/relay), whose pool decides. Set it before the pool is
+// shared. Get and Nonce then answer for the transactions forwarded lately
+// too.
+func (p *Pool) ForwardTo(f Forwarder) { p.forward, p.fwd = f, newForwarded() }
 
 func (p *Pool) forwardTx(tx *types.Transaction) error {
-	from, err := types.Sender(types.LatestSigner(p.chain.Config()), tx)
+	from, err := p.sender(tx)
 	if err != nil {
-		return fmt.Errorf("%w: %v", gethpool.ErrInvalidSender, err)
+		return err
 	}
-	if err := p.forward(tx); err != nil {
+	if err := p.forward.Send(tx); err != nil {
 		return err
 	}
 	p.fwd.add(from, tx)
@@ -131,9 +132,9 @@ func (p *Pool) checkFeeCap(tx *types.Transaction) error {
 	if tx.GasFeeCap().Cmp(baseFee) >= 0 {
 		return nil
 	}
-	from, err := types.Sender(types.LatestSigner(p.chain.Config()), tx)
+	from, err := p.sender(tx)
 	if err != nil {
-		return fmt.Errorf("%w: %v", gethpool.ErrInvalidSender, err)
+		return err
 	}
 	return fmt.Errorf("%w: address %v, maxFeePerGas: %s, baseFee: %s", core.ErrFeeCapTooLow, from.Hex(), tx.GasFeeCap(), baseFee)
 }
