@@ -70,6 +70,9 @@ func newExplorerChain(t *testing.T, extra ...sequencer.Listener) *explorerChain 
 		v := e.stocks.View()
 		return v != nil && v.Token(e.hostileToken) != nil
 	})
+	// On a fast machine all that fits in fewer blocks than the home page
+	// lists.
+	e.WaitFor("a block more than the home page lists", func(s *pending.Snapshot) bool { return s.Head.NumberU64() >= uint64(cfg.HomeSize) })
 	return e
 }
 
