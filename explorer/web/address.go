@@ -194,7 +194,7 @@ func (e *Explorer) transactions(r *request, d *addressData, before index.Cursor,
 		from, _ := types.Sender(signer, tx)
 		to, created := tx.To(), p.Receipts[i].ContractAddress
 		if from == d.Address || (to != nil && *to == d.Address) || (to == nil && created == d.Address) {
-			row := e.row(signer, tx, p.Receipts[i], p.Header.Number.Uint64(), p.Header.BaseFee, tokens)
+			row := e.row(signer, tx, p.Receipts[i], p.Header.Number.Uint64(), p.Header.BaseFee)
 			row.Pre = true
 			d.Preconfirmed = append(d.Preconfirmed, row)
 		}

@@ -81,9 +81,8 @@ func (e *Explorer) pendingRows(r *request) pendingData {
 		return d
 	}
 	signer := types.MakeSigner(e.deps.Chain.Config(), p.Header.Number, p.Header.Time)
-	tokens := e.tokenSet()
 	for i := len(p.Transactions) - 1; i >= 0 && len(d.Txs) < e.cfg.HomeSize; i-- {
-		row := e.row(signer, p.Transactions[i], p.Receipts[i], d.Number, p.Header.BaseFee, tokens)
+		row := e.row(signer, p.Transactions[i], p.Receipts[i], d.Number, p.Header.BaseFee)
 		row.Pre = true
 		d.Txs = append(d.Txs, row)
 	}
@@ -91,12 +90,9 @@ func (e *Explorer) pendingRows(r *request) pendingData {
 }
 
 // row makes the table row of a transaction with its receipt.
-func (e *Explorer) row(signer types.Signer, tx *types.Transaction, receipt *types.Receipt, block uint64, baseFee *big.Int, tokens tokenSet) txRow {
+func (e *Explorer) row(signer types.Signer, tx *types.Transaction, receipt *types.Receipt, block uint64, baseFee *big.Int) txRow {
 	from, _ := types.Sender(signer, tx)
-	row := txRow{Hash: tx.Hash(), Block: block, From: from, To: tx.To(), Value: tx.Value()}
-	if c := e.decoder.call(tx.To(), tokens.has(tx.To()), tx.Data()); c != nil {
-		row.Method = c.Name
-	}
+	row := txRow{Hash: tx.Hash(), Block: block, From: from, To: tx.To(), Value: tx.Value(), Method: e.decoder.methodName(tx.Data())}
 	if receipt != nil {
 		row.Failed = receipt.Status != types.ReceiptStatusSuccessful
 		row.Fee = new(big.Int).Mul(new(big.Int).SetUint64(receipt.GasUsed), effectivePrice(tx, baseFee))

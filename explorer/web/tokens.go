@@ -25,9 +25,6 @@ func (s tokenSet) get(addr *common.Address) *stocks.Token {
 	return s.v.Token(*addr)
 }
 
-// has reports whether addr is a B20 token.
-func (s tokenSet) has(addr *common.Address) bool { return s.get(addr) != nil }
-
 // bySymbol returns the tokens whose symbol is sym, in any letter case.
 func (s tokenSet) bySymbol(sym string) []*stocks.Token {
 	if s.v == nil {

@@ -168,7 +168,7 @@ func New(cfg Config, deps Deps, log *slog.Logger) (*Explorer, error) {
 		return nil, fmt.Errorf("explorer ABIs: %w", err)
 	}
 	e := &Explorer{cfg: cfg, deps: deps, log: log, pages: p, assets: a, decoder: d, renders: make(chan struct{}, cfg.Renders)}
-	e.recent.seed(deps.Chain, cfg.HomeSize)
+	e.recent.seed(deps.Chain, cfg.HomeSize, d.methodName)
 	return e, nil
 }
 
@@ -217,7 +217,7 @@ func (e *Explorer) Register(r Router) {
 // Sealed records a block that became the head (sequencer.Listener). It
 // summarizes the block and swaps the ring: no lock, no I/O.
 func (e *Explorer) Sealed(_ *pending.Snapshot, block *types.Block) {
-	e.recent.add(summarize(e.deps.Chain.Config(), block, time.Now(), e.cfg.HomeSize))
+	e.recent.add(summarize(e.deps.Chain.Config(), block, time.Now(), e.cfg.HomeSize, e.decoder.methodName))
 }
 
 // Preconfirmed is part of sequencer.Listener: pages read the pre-confirmed
