@@ -71,6 +71,20 @@ func (e *Explorer) home(r *request) (result, error) {
 	return result{page: "home", title: "Explorer", data: d}, nil
 }
 
+// homeFragmentPath serves the parts of the home page that follow the chain
+// (the template "live" of home.html): the home page's script asks for them
+// whenever the WebSocket says the chain moved, and brings the page up to
+// date with them. Every block the lists miss is in the next answer, and
+// all the pages following the chain ask the same URL, which the page
+// cache answers once per snapshot.
+const homeFragmentPath = "/fragment/home"
+
+func (e *Explorer) homeFragment(r *request) (result, error) {
+	res, err := e.home(r)
+	res.fragment = "live"
+	return res, err
+}
+
 // pendingRows lists the pre-confirmed transactions of the block being
 // built, newest first.
 func (e *Explorer) pendingRows(r *request) pendingData {

@@ -228,6 +228,7 @@ func clamp(v, def, lo, hi int) int {
 // Register adds the explorer's routes.
 func (e *Explorer) Register(r Router) {
 	r.Handle("/", e.page(e.home))
+	r.Handle(homeFragmentPath, e.page(e.homeFragment))
 	r.Handle("/tokens", e.page(e.tokens))
 	r.Handle("/search", e.page(e.search))
 	r.Handle("/faucet", e.page(e.faucet))
