@@ -1,7 +1,7 @@
 // The explorer shows what a user just did, against the node's defaults
-// (200 ms blocks, pre-confirmed receipts): the recipient's address page
-// lists a transaction as soon as the RPC answers its receipt, pre-confirmed
-// or sealed, whether or not the address index has reached its block; and
+// (200 ms blocks): the recipient's address page lists a transaction as soon
+// as the RPC answers its receipt (pre-confirmed or sealed, whichever the
+// node answers), whether or not the address index has reached its block; and
 // the home page's live lists show every block number, once, keeping up
 // with five blocks a second, and name the methods called.
 import { after, before, test } from "node:test";
