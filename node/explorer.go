@@ -41,7 +41,7 @@ func (n *Node) startExplorer(listeners *sequencer.Listeners) error {
 		Chain:   n.chain,
 		Pool:    n.pool,
 		Tokens:  n.stocks,
-		History: ix,
+		History: web.IndexHistory(ix),
 		Faucet:  n.faucetInfo,
 	}, n.log)
 	if err != nil {

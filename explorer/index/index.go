@@ -217,7 +217,7 @@ func open(cfg Config, fs vfs.FS, src source, log *slog.Logger) (*Index, error) {
 // load reads the marker and empties an index that does not belong to the
 // chain.
 func (x *Index) load() error {
-	m, version, err := x.readMarker()
+	m, version, err := readMarker(x.db)
 	if err != nil {
 		return err
 	}
@@ -234,8 +234,8 @@ func (x *Index) load() error {
 	return nil
 }
 
-func (x *Index) readMarker() (m marker, version byte, err error) {
-	v, closer, err := x.db.Get(markerKey)
+func readMarker(db pebble.Reader) (m marker, version byte, err error) {
+	v, closer, err := db.Get(markerKey)
 	if errors.Is(err, pebble.ErrNotFound) {
 		return marker{}, 0, nil
 	}

@@ -42,12 +42,37 @@ func clampPage(limit int) int {
 // than before, and the cursor of the next page (zero when this page is
 // the last). limit is clamped to [1, MaxPage]; zero means DefaultPage.
 func (x *Index) Transactions(addr common.Address, before Cursor, limit int) ([]Tx, Cursor, error) {
+	if err := x.acquire(); err != nil {
+		return nil, Cursor{}, err
+	}
+	defer x.release()
+	return x.reads().transactions(addr, before, limit)
+}
+
+// Transfers returns a page of addr's token transfers as Transactions does.
+func (x *Index) Transfers(addr common.Address, before Cursor, limit int) ([]Transfer, Cursor, error) {
+	if err := x.acquire(); err != nil {
+		return nil, Cursor{}, err
+	}
+	defer x.release()
+	return x.reads().transfers(addr, before, limit)
+}
+
+// reads reads the index's database, or one snapshot of it (Snapshot). It
+// takes no hold on the index: its caller holds one.
+type reads struct{ db pebble.Reader }
+
+// reads reads the database as it is now; hold the index (acquire) while
+// they run.
+func (x *Index) reads() reads { return reads{x.db} }
+
+func (r reads) transactions(addr common.Address, before Cursor, limit int) ([]Tx, Cursor, error) {
 	prefix := prefixKey(tableTx, addr)
 	s := span{lower: prefix, upper: prefixEnd(prefix), limit: clampPage(limit)}
 	if !before.IsZero() {
 		s.upper = txKey(addr, before.Block, before.Index)
 	}
-	txs, more, err := x.txs(s)
+	txs, more, err := r.txs(s)
 	if err != nil || !more {
 		return txs, Cursor{}, err
 	}
@@ -55,14 +80,13 @@ func (x *Index) Transactions(addr common.Address, before Cursor, limit int) ([]T
 	return txs, Cursor{Block: last.Block, Index: last.Index}, nil
 }
 
-// Transfers returns a page of addr's token transfers as Transactions does.
-func (x *Index) Transfers(addr common.Address, before Cursor, limit int) ([]Transfer, Cursor, error) {
+func (r reads) transfers(addr common.Address, before Cursor, limit int) ([]Transfer, Cursor, error) {
 	prefix := prefixKey(tableTransfer, addr)
 	s := span{lower: prefix, upper: prefixEnd(prefix), limit: clampPage(limit)}
 	if !before.IsZero() {
 		s.upper = transferKey(addr, before.Block, before.Index, before.Log)
 	}
-	trs, more, err := x.transfers(s)
+	trs, more, err := r.transferSpan(s)
 	if err != nil || !more {
 		return trs, Cursor{}, err
 	}
@@ -104,23 +128,28 @@ func (q Query) span(prefix []byte) (s span, ok bool, err error) {
 
 // QueryTransactions returns the window q of addr's transactions.
 func (x *Index) QueryTransactions(addr common.Address, q Query) ([]Tx, error) {
-	s, ok, err := x.historySpan(q, addr, tableTx, func(c Counts) uint64 { return c.Txs })
+	if err := x.acquire(); err != nil {
+		return nil, err
+	}
+	defer x.release()
+	r := x.reads()
+	s, ok, err := r.historySpan(q, addr, tableTx, func(c Counts) uint64 { return c.Txs })
 	if !ok {
 		return nil, err
 	}
-	txs, _, err := x.txs(s)
+	txs, _, err := r.txs(s)
 	return txs, err
 }
 
 // historySpan is the span q covers of addr's history in table. When q spans
 // every block, the history's size, which count picks from addr's counts,
 // bounds it.
-func (x *Index) historySpan(q Query, addr common.Address, table byte, count func(Counts) uint64) (span, bool, error) {
+func (r reads) historySpan(q Query, addr common.Address, table byte, count func(Counts) uint64) (span, bool, error) {
 	s, ok, err := q.span(prefixKey(table, addr))
 	if !ok || !q.whole() {
 		return s, ok, err
 	}
-	c, err := x.Counts(addr)
+	c, err := r.counts(addr)
 	if err != nil {
 		return span{}, false, err
 	}
@@ -143,19 +172,24 @@ func remaining(total uint64, skip int) int {
 // QueryTransfers returns the window q of addr's token transfers, of token
 // only when it is not nil.
 func (x *Index) QueryTransfers(addr common.Address, token *common.Address, q Query) ([]Transfer, error) {
+	if err := x.acquire(); err != nil {
+		return nil, err
+	}
+	defer x.release()
+	r := x.reads()
 	if token == nil {
-		s, ok, err := x.historySpan(q, addr, tableTransfer, func(c Counts) uint64 { return c.Transfers })
+		s, ok, err := r.historySpan(q, addr, tableTransfer, func(c Counts) uint64 { return c.Transfers })
 		if !ok {
 			return nil, err
 		}
-		trs, _, err := x.transfers(s)
+		trs, _, err := r.transferSpan(s)
 		return trs, err
 	}
 	s, ok, err := q.span(prefixKey(tableByToken, addr, *token))
 	if !ok {
 		return nil, err
 	}
-	return x.transfersOfToken(addr, s)
+	return r.transfersOfToken(addr, s)
 }
 
 // Counts returns the sizes of addr's histories.
@@ -164,20 +198,32 @@ func (x *Index) Counts(addr common.Address) (Counts, error) {
 		return Counts{}, err
 	}
 	defer x.release()
-	return readCounts(x.db, prefixKey(tableCount, addr))
+	return x.reads().counts(addr)
+}
+
+func (r reads) counts(addr common.Address) (Counts, error) {
+	return readCounts(r.db, prefixKey(tableCount, addr))
 }
 
 // Tokens returns a page of the tokens addr ever sent or received, by
 // address, after the given one (the last of the previous page; the zero
 // address starts at the first). limit is clamped as Transactions's.
 func (x *Index) Tokens(addr, after common.Address, limit int) ([]common.Address, error) {
-	return x.pairs(tableHolding, addr, after, limit)
+	if err := x.acquire(); err != nil {
+		return nil, err
+	}
+	defer x.release()
+	return x.reads().pairs(tableHolding, addr, after, limit)
 }
 
 // Holders returns a page of the addresses that ever received token (the
 // zero address, which receives what is burnt, is none), as Tokens pages.
 func (x *Index) Holders(token, after common.Address, limit int) ([]common.Address, error) {
-	return x.pairs(tableHolder, token, after, limit)
+	if err := x.acquire(); err != nil {
+		return nil, err
+	}
+	defer x.release()
+	return x.reads().pairs(tableHolder, token, after, limit)
 }
 
 // Input returns the input of the transaction at index of block (nil when
@@ -217,13 +263,13 @@ func (x *Index) get(key []byte) ([]byte, error) {
 	return slices.Clone(v), nil
 }
 
-func (x *Index) pairs(table byte, a, after common.Address, limit int) ([]common.Address, error) {
+func (r reads) pairs(table byte, a, after common.Address, limit int) ([]common.Address, error) {
 	prefix := prefixKey(table, a)
 	// Keys are prefix|address: the smallest key above prefix|after is
 	// that followed by a zero byte.
 	s := span{lower: append(prefixKey(table, a, after), 0), upper: prefixEnd(prefix), asc: true, limit: clampPage(limit)}
 	var out []common.Address
-	_, err := x.scan(s, func(key, _ []byte) error {
+	_, err := r.scan(s, func(key, _ []byte) error {
 		if len(key) != pairKeyLen {
 			return errCorrupt
 		}
@@ -258,12 +304,8 @@ func (s span) capacity() int {
 // A page is one seek (Last is a SeekLT of the upper bound, First a SeekGE
 // of the lower one) and then one step per entry: the histories' keys sort
 // by position.
-func (x *Index) scan(s span, visit func(key, value []byte) error) (more bool, err error) {
-	if err := x.acquire(); err != nil {
-		return false, err
-	}
-	defer x.release()
-	it, err := x.db.NewIter(&pebble.IterOptions{LowerBound: s.lower, UpperBound: s.upper})
+func (r reads) scan(s span, visit func(key, value []byte) error) (more bool, err error) {
+	it, err := r.db.NewIter(&pebble.IterOptions{LowerBound: s.lower, UpperBound: s.upper})
 	if err != nil {
 		return false, fmt.Errorf("address index: %w", err)
 	}
@@ -299,10 +341,10 @@ func (x *Index) scan(s span, visit func(key, value []byte) error) (more bool, er
 	return ok, nil
 }
 
-func (x *Index) txs(s span) ([]Tx, bool, error) {
+func (r reads) txs(s span) ([]Tx, bool, error) {
 	out := make([]Tx, 0, s.capacity())
 	var a arena
-	more, err := x.scan(s, func(key, v []byte) error {
+	more, err := r.scan(s, func(key, v []byte) error {
 		if len(key) != txKeyLen {
 			return errCorrupt
 		}
@@ -317,10 +359,10 @@ func (x *Index) txs(s span) ([]Tx, bool, error) {
 	return out, more, nil
 }
 
-func (x *Index) transfers(s span) ([]Transfer, bool, error) {
+func (r reads) transferSpan(s span) ([]Transfer, bool, error) {
 	out := make([]Transfer, 0, s.capacity())
 	var a arena
-	more, err := x.scan(s, func(key, v []byte) error {
+	more, err := r.scan(s, func(key, v []byte) error {
 		if len(key) != transferKeyLen {
 			return errCorrupt
 		}
@@ -336,17 +378,17 @@ func (x *Index) transfers(s span) ([]Transfer, bool, error) {
 }
 
 // transfersOfToken reads the transfers that the by-token keys of s point
-// to (under scan's hold on the database).
-func (x *Index) transfersOfToken(addr common.Address, s span) ([]Transfer, error) {
+// to.
+func (r reads) transfersOfToken(addr common.Address, s span) ([]Transfer, error) {
 	out := make([]Transfer, 0, s.capacity())
 	var a arena
-	_, err := x.scan(s, func(key, _ []byte) error {
+	_, err := r.scan(s, func(key, _ []byte) error {
 		if len(key) != byTokenKeyLen {
 			return errCorrupt
 		}
 		var t Transfer
 		t.Block, t.TxIndex, t.LogIndex = logPosOf(key)
-		v, closer, err := x.db.Get(transferKey(addr, t.Block, t.TxIndex, t.LogIndex))
+		v, closer, err := r.db.Get(transferKey(addr, t.Block, t.TxIndex, t.LogIndex))
 		if err != nil {
 			return fmt.Errorf("transfer of block %d log %d: %w", t.Block, t.LogIndex, err)
 		}

@@ -214,7 +214,7 @@ func (w *blockWriter) count(addr common.Address) *Counts {
 
 // flushCounts adds the block's counts to the stored ones. The writer is
 // the only one to change them, so reading them outside the batch is safe.
-func (w *blockWriter) flushCounts(db *pebble.DB) error {
+func (w *blockWriter) flushCounts(db pebble.Reader) error {
 	for addr, add := range w.counts {
 		key := prefixKey(tableCount, addr)
 		c, err := readCounts(db, key)
@@ -235,7 +235,7 @@ func appendCounts(dst []byte, c Counts) []byte {
 	return binary.BigEndian.AppendUint64(dst, c.Transfers)
 }
 
-func readCounts(db *pebble.DB, key []byte) (Counts, error) {
+func readCounts(db pebble.Reader, key []byte) (Counts, error) {
 	v, closer, err := db.Get(key)
 	if errors.Is(err, pebble.ErrNotFound) {
 		return Counts{}, nil

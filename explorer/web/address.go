@@ -3,6 +3,7 @@ package web
 import (
 	"fmt"
 	"math/big"
+	"slices"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/state"
@@ -36,16 +37,18 @@ type addressData struct {
 	Holdings     []holding
 	MoreHoldings int
 
-	View           string // "txs" or "transfers"
-	TxCount        uint64
-	TransferCount  uint64
-	Preconfirmed   []txRow // on the first page of transactions
-	Txs            []index.Tx
+	View          string // "txs" or "transfers"
+	TxCount       uint64
+	TransferCount uint64
+	// Txs and Transfers are a page of the address's history, newest
+	// first: pre-confirmed entries, then those of sealed blocks the index
+	// has not reached, then the index's.
+	Txs            []txEntry
 	Transfers      []transferRow
 	Older          string // the next page's cursor, empty at the end
 	Paged          bool   // this is not the first page
 	Indexed, Head  uint64
-	IndexingBehind bool
+	IndexingBehind bool // the index trails by more than maxTrail: the history may miss the newest
 }
 
 // holding is an address's balance of one token.
@@ -62,6 +65,7 @@ type transferRow struct {
 	// In and Out say which side the page's address is on (both for a
 	// transfer to itself).
 	In, Out bool
+	Pre     bool // pre-confirmed
 }
 
 func (e *Explorer) address(r *request) (result, error) {
@@ -90,25 +94,52 @@ func (e *Explorer) address(r *request) (result, error) {
 	if err := e.account(r, &d); err != nil {
 		return result{}, err
 	}
-	counts, err := e.deps.History.Counts(addr)
-	if err != nil {
-		return result{}, fmt.Errorf("history counts of %s: %w", addr.Hex(), err)
-	}
-	d.TxCount, d.TransferCount = counts.Txs, counts.Transfers
-	d.Indexed, d.Head = e.deps.History.Progress()
-	d.IndexingBehind = d.Indexed < d.Head
-	if err := e.holdings(r, &d, tokens); err != nil {
-		return result{}, err
-	}
-	if view == "transfers" {
-		err = e.transfers(&d, before, tokens)
-	} else {
-		err = e.transactions(r, &d, before, tokens)
-	}
+	err = e.withHistory(func(hs HistorySnapshot) error { return e.history(r, &d, hs, before, tokens) })
 	if err != nil {
 		return result{}, err
 	}
 	return result{page: "address", title: "Address " + addr.Hex(), data: d}, nil
+}
+
+// withHistory runs f over a snapshot of the address index.
+func (e *Explorer) withHistory(f func(HistorySnapshot) error) (err error) {
+	hs, err := e.deps.History.Snapshot()
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := hs.Close(); err == nil {
+			err = cerr
+		}
+	}()
+	return f(hs)
+}
+
+// history fills the address's counts, holdings and page of history from
+// the index snapshot hs and the blocks above it.
+func (e *Explorer) history(r *request, d *addressData, hs HistorySnapshot, before index.Cursor, tokens tokenSet) error {
+	t, err := e.trailOf(r, hs)
+	if err != nil {
+		return err
+	}
+	d.Indexed, d.Head, d.IndexingBehind = t.indexed, t.head, !t.complete
+	// One more than a page of each: the page, and whether there is more.
+	u, err := e.unindexedOf(t, d.Address, before, e.cfg.PageSize+1)
+	if err != nil {
+		return err
+	}
+	counts, err := hs.Counts(d.Address)
+	if err != nil {
+		return fmt.Errorf("history counts of %s: %w", d.Address.Hex(), err)
+	}
+	d.TxCount, d.TransferCount = counts.Txs+u.sealedTxs, counts.Transfers+u.sealedTransfers
+	if err := e.holdings(r, d, hs, u, tokens); err != nil {
+		return err
+	}
+	if d.View == "transfers" {
+		return e.transfers(d, hs, u, tokens)
+	}
+	return e.transactions(d, hs, u)
 }
 
 // account reads the address's balance and nonce at latest and pending.
@@ -146,15 +177,15 @@ func readAccount(reader state.Reader, addr common.Address) (*types.StateAccount,
 
 // holdings reads the address's balance of every B20 token it ever touched,
 // at the head.
-func (e *Explorer) holdings(r *request, d *addressData, tokens tokenSet) error {
+func (e *Explorer) holdings(r *request, d *addressData, hs HistorySnapshot, u *unindexed, tokens tokenSet) error {
 	// Beyond maxTouched tokens the page names no more: a spam token
 	// airdropped everywhere must not make every address page slow.
-	touched, err := e.deps.History.Tokens(d.Address, common.Address{}, maxTouched)
+	indexed, err := hs.Tokens(d.Address, common.Address{}, maxTouched)
 	if err != nil {
 		return fmt.Errorf("tokens of %s: %w", d.Address.Hex(), err)
 	}
 	var b20 []*stocks.Token
-	for _, t := range touched {
+	for _, t := range mergeAddresses(indexed, u.tokens, maxTouched) {
 		if tok := tokens.get(&t); tok != nil {
 			b20 = append(b20, tok)
 		}
@@ -173,44 +204,58 @@ func (e *Explorer) holdings(r *request, d *addressData, tokens tokenSet) error {
 	return nil
 }
 
-// transactions lists a page of the address's transactions, and on the
-// first page its pre-confirmed ones above them.
-func (e *Explorer) transactions(r *request, d *addressData, before index.Cursor, tokens tokenSet) error {
-	txs, next, err := e.deps.History.Transactions(d.Address, before, e.cfg.PageSize)
+// mergeAddresses returns the first limit addresses of the sorted list a
+// and the unsorted b together, in address order, each once.
+func mergeAddresses(a, b []common.Address, limit int) []common.Address {
+	out := append(slices.Clone(a), b...)
+	slices.SortFunc(out, func(x, y common.Address) int { return x.Cmp(y) })
+	out = slices.Compact(out)
+	return out[:min(len(out), limit)]
+}
+
+// transactions lists a page of the address's transactions: those the
+// index does not hold yet (u), newest, then the index's.
+func (e *Explorer) transactions(d *addressData, hs HistorySnapshot, u *unindexed) error {
+	txs, next, err := hs.Transactions(d.Address, u.before, e.cfg.PageSize)
 	if err != nil {
 		return fmt.Errorf("transactions of %s: %w", d.Address.Hex(), err)
 	}
-	d.Txs, d.Older = txs, cursorString(next)
-	if !before.IsZero() {
-		return nil
+	list := u.txs
+	for _, t := range txs {
+		list = append(list, txEntry{Tx: t})
 	}
-	p := r.snap.Pending
-	if p.Header.Number.Cmp(r.snap.HeadHeader.Number) <= 0 {
-		return nil
+	more := len(list) > e.cfg.PageSize || !next.IsZero()
+	list = list[:min(len(list), e.cfg.PageSize)]
+	for i := range list {
+		list[i].Method = e.decoder.methodName(list[i].Selector[:min(4, list[i].InputLen)])
 	}
-	signer := types.MakeSigner(e.deps.Chain.Config(), p.Header.Number, p.Header.Time)
-	for i := len(p.Transactions) - 1; i >= 0 && len(d.Preconfirmed) < e.cfg.PageSize; i-- {
-		tx := p.Transactions[i]
-		from, _ := types.Sender(signer, tx)
-		to, created := tx.To(), p.Receipts[i].ContractAddress
-		if from == d.Address || (to != nil && *to == d.Address) || (to == nil && created == d.Address) {
-			row := e.row(signer, tx, p.Receipts[i], p.Header.Number.Uint64(), p.Header.BaseFee, tokens)
-			row.Pre = true
-			d.Preconfirmed = append(d.Preconfirmed, row)
-		}
+	d.Txs = list
+	if more {
+		last := list[len(list)-1]
+		d.Older = cursorString(index.Cursor{Block: last.Block, Index: last.Index})
 	}
 	return nil
 }
 
-// transfers lists a page of the address's token transfers.
-func (e *Explorer) transfers(d *addressData, before index.Cursor, tokens tokenSet) error {
-	ts, next, err := e.deps.History.Transfers(d.Address, before, e.cfg.PageSize)
+// transfers lists a page of the address's token transfers as transactions
+// does.
+func (e *Explorer) transfers(d *addressData, hs HistorySnapshot, u *unindexed, tokens tokenSet) error {
+	ts, next, err := hs.Transfers(d.Address, u.before, e.cfg.PageSize)
 	if err != nil {
 		return fmt.Errorf("transfers of %s: %w", d.Address.Hex(), err)
 	}
-	d.Older = cursorString(next)
+	list := u.transfers
 	for _, t := range ts {
-		d.Transfers = append(d.Transfers, transferRow{Transfer: t, Token: tokens.get(&t.Token), In: t.To == d.Address, Out: t.From == d.Address})
+		list = append(list, transferEntry{Transfer: t})
+	}
+	more := len(list) > e.cfg.PageSize || !next.IsZero()
+	list = list[:min(len(list), e.cfg.PageSize)]
+	for _, t := range list {
+		d.Transfers = append(d.Transfers, transferRow{Transfer: t.Transfer, Token: tokens.get(&t.Token), In: t.To == d.Address, Out: t.From == d.Address, Pre: t.Pre})
+	}
+	if more {
+		last := list[len(list)-1]
+		d.Older = cursorString(index.Cursor{Block: last.Block, Index: last.TxIndex, Log: last.LogIndex})
 	}
 	return nil
 }

@@ -67,9 +67,8 @@ func (e *Explorer) block(r *request) (result, error) {
 			return result{}, fmt.Errorf("block %d: %d receipts for %d transactions", b.NumberU64(), len(receipts), len(txs))
 		}
 		signer := types.MakeSigner(e.deps.Chain.Config(), b.Number(), b.Time())
-		tokens := e.tokenSet()
 		for i := pg.Start; i < pg.End(); i++ {
-			d.Txs = append(d.Txs, e.row(signer, txs[i], receipts[i], b.NumberU64(), b.BaseFee(), tokens))
+			d.Txs = append(d.Txs, e.row(signer, txs[i], receipts[i], b.NumberU64(), b.BaseFee()))
 		}
 	}
 	return result{page: "block", title: fmt.Sprintf("Block %d", b.NumberU64()), data: d}, nil

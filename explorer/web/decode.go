@@ -142,6 +142,22 @@ func (d *decoder) method(to *common.Address, isToken bool, data []byte) (namedMe
 	return m, ok
 }
 
+// methodName names the method an input calls, for the lists' Method
+// column: by its selector alone, without unpacking the arguments. Across
+// the protocol's ABIs a selector names one method wherever it is (a test
+// checks), so the contract called needs no look-up, and an ERC-20's
+// transfer, approve and transferFrom are named by B20's. Empty when no
+// ABI knows the selector.
+func (d *decoder) methodName(input []byte) string {
+	if len(input) < 4 {
+		return ""
+	}
+	if m, ok := d.methods[[4]byte(input[:4])]; ok {
+		return m.method.Name
+	}
+	return ""
+}
+
 // call decodes a transaction's input; nil when no known method matches or
 // the arguments do not unpack.
 func (d *decoder) call(to *common.Address, isToken bool, data []byte) *Call {

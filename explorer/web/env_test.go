@@ -13,7 +13,6 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
-	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/params"
 	"github.com/valyala/fasthttp"
 
@@ -150,28 +149,44 @@ func fakeFaucet() (FaucetInfo, error) {
 }
 
 // fakeHistory is an address index built by scanning the chain, block by
-// block, on every call: what explorer/index keeps in a database.
+// block, when a snapshot is taken: what explorer/index keeps in a
+// database. Hold makes it trail the chain, as the real one does for a
+// moment after every seal.
 type fakeHistory struct {
 	chain *chain.Chain
 
 	mu        sync.Mutex
 	next      uint64                              // the next block to scan
+	hold      *uint64                             // scan no block above this
 	txs       map[common.Address][]index.Tx       // oldest first
 	transfers map[common.Address][]index.Transfer // oldest first
-	tokens    map[common.Address][]common.Address
-	holders   map[common.Address][]common.Address
 }
 
-var transferTopic = crypto.Keccak256Hash([]byte("Transfer(address,address,uint256)"))
+// Hold stops the index at block n (it may be there already or below);
+// Release lets it follow the chain again.
+func (h *fakeHistory) Hold(n uint64) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.catchUp()
+	h.hold = &n
+}
+
+func (h *fakeHistory) Release() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.hold = nil
+}
 
 // catchUp scans the blocks sealed since the last call; mu must be held.
 func (h *fakeHistory) catchUp() {
 	if h.txs == nil {
 		h.txs, h.transfers = map[common.Address][]index.Tx{}, map[common.Address][]index.Transfer{}
-		h.tokens, h.holders = map[common.Address][]common.Address{}, map[common.Address][]common.Address{}
 	}
 	bc := h.chain.BlockChain()
 	head := h.chain.Head().Number.Uint64()
+	if h.hold != nil {
+		head = min(head, *h.hold)
+	}
 	for ; h.next <= head; h.next++ {
 		block := bc.GetBlockByNumber(h.next)
 		receipts := bc.GetReceiptsByHash(block.Hash())
@@ -179,7 +194,8 @@ func (h *fakeHistory) catchUp() {
 		for i, tx := range block.Transactions() {
 			from, _ := types.Sender(signer, tx)
 			entry := index.Tx{Block: block.NumberU64(), Index: uint32(i), Time: block.Time(), Hash: tx.Hash(), From: from, To: tx.To(),
-				Value: tx.Value(), Status: uint8(receipts[i].Status), GasUsed: receipts[i].GasUsed}
+				Value: tx.Value(), Status: uint8(receipts[i].Status), GasUsed: receipts[i].GasUsed, InputLen: uint32(len(tx.Data()))}
+			copy(entry.Selector[:], tx.Data())
 			other := receipts[i].ContractAddress
 			if tx.To() != nil {
 				other = *tx.To()
@@ -197,36 +213,65 @@ func (h *fakeHistory) catchUp() {
 				t := index.Transfer{Block: l.BlockNumber, TxIndex: uint32(l.TxIndex), LogIndex: uint32(l.Index), Time: block.Time(), TxHash: l.TxHash,
 					Token: l.Address, From: common.BytesToAddress(l.Topics[1][12:]), To: common.BytesToAddress(l.Topics[2][12:]), Value: new(big.Int).SetBytes(l.Data)}
 				for _, a := range []common.Address{t.From, t.To} {
-					if a == (common.Address{}) {
-						continue
-					}
 					if len(h.transfers[a]) == 0 || h.transfers[a][len(h.transfers[a])-1] != t {
 						h.transfers[a] = append(h.transfers[a], t)
 					}
-					if !slices.Contains(h.tokens[a], t.Token) {
-						h.tokens[a] = append(h.tokens[a], t.Token)
-					}
-				}
-				if t.To != (common.Address{}) && !slices.Contains(h.holders[t.Token], t.To) {
-					h.holders[t.Token] = append(h.holders[t.Token], t.To)
 				}
 			}
 		}
 	}
 }
 
-func (h *fakeHistory) Transactions(addr common.Address, before index.Cursor, limit int) ([]index.Tx, index.Cursor, error) {
+// Snapshot catches up (as far as held) and reads as of the last block
+// scanned.
+func (h *fakeHistory) Snapshot() (HistorySnapshot, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.catchUp()
-	return page(h.txs[addr], before, limit, func(t index.Tx) index.Cursor { return index.Cursor{Block: t.Block, Index: t.Index} })
+	return &fakeSnapshot{h: h, indexed: h.next - 1, ok: h.next > 0}, nil
 }
 
-func (h *fakeHistory) Transfers(addr common.Address, before index.Cursor, limit int) ([]index.Transfer, index.Cursor, error) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.catchUp()
-	return page(h.transfers[addr], before, limit, func(t index.Transfer) index.Cursor {
+// fakeSnapshot reads fakeHistory's entries of the blocks up to indexed:
+// the later ones it scans only grow its lists.
+type fakeSnapshot struct {
+	h       *fakeHistory
+	indexed uint64
+	ok      bool
+}
+
+func (s *fakeSnapshot) Indexed() (uint64, bool) { return s.indexed, s.ok }
+
+func (s *fakeSnapshot) Close() error { return nil }
+
+func (s *fakeSnapshot) txs(addr common.Address) []index.Tx {
+	s.h.mu.Lock()
+	defer s.h.mu.Unlock()
+	return held(s, s.h.txs[addr], func(t index.Tx) uint64 { return t.Block })
+}
+
+func (s *fakeSnapshot) transfers(addr common.Address) []index.Transfer {
+	s.h.mu.Lock()
+	defer s.h.mu.Unlock()
+	return held(s, s.h.transfers[addr], func(t index.Transfer) uint64 { return t.Block })
+}
+
+// held is the entries of blocks up to the snapshot's.
+func held[T any](s *fakeSnapshot, all []T, block func(T) uint64) []T {
+	var out []T
+	for _, e := range all {
+		if s.ok && block(e) <= s.indexed {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+func (s *fakeSnapshot) Transactions(addr common.Address, before index.Cursor, limit int) ([]index.Tx, index.Cursor, error) {
+	return page(s.txs(addr), before, limit, func(t index.Tx) index.Cursor { return index.Cursor{Block: t.Block, Index: t.Index} })
+}
+
+func (s *fakeSnapshot) Transfers(addr common.Address, before index.Cursor, limit int) ([]index.Transfer, index.Cursor, error) {
+	return page(s.transfers(addr), before, limit, func(t index.Transfer) index.Cursor {
 		return index.Cursor{Block: t.Block, Index: t.TxIndex, Log: t.LogIndex}
 	})
 }
@@ -251,44 +296,42 @@ func cmpCursor(a, b index.Cursor) int {
 	return cmp.Or(cmp.Compare(a.Block, b.Block), cmp.Compare(a.Index, b.Index), cmp.Compare(a.Log, b.Log))
 }
 
-func (h *fakeHistory) Counts(addr common.Address) (index.Counts, error) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.catchUp()
-	return index.Counts{Txs: uint64(len(h.txs[addr])), Transfers: uint64(len(h.transfers[addr]))}, nil
+func (s *fakeSnapshot) Counts(addr common.Address) (index.Counts, error) {
+	return index.Counts{Txs: uint64(len(s.txs(addr))), Transfers: uint64(len(s.transfers(addr)))}, nil
 }
 
-func (h *fakeHistory) Tokens(addr, after common.Address, limit int) ([]common.Address, error) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.catchUp()
-	tokens := slices.SortedFunc(slices.Values(h.tokens[addr]), func(a, b common.Address) int { return a.Cmp(b) })
-	var page []common.Address
-	for _, t := range tokens {
-		if t.Cmp(after) > 0 && len(page) < limit {
-			page = append(page, t)
+func (s *fakeSnapshot) Tokens(addr, after common.Address, limit int) ([]common.Address, error) {
+	var tokens []common.Address
+	for _, t := range s.transfers(addr) {
+		tokens = append(tokens, t.Token)
+	}
+	return pageAfter(tokens, after, limit), nil
+}
+
+// Holders are the addresses a transfer of token went to, the zero address
+// (burns) aside.
+func (s *fakeSnapshot) Holders(token, after common.Address, limit int) ([]common.Address, error) {
+	s.h.mu.Lock()
+	var holders []common.Address
+	for a, trs := range s.h.transfers {
+		for _, t := range trs {
+			if t.Token == token && t.To == a && a != (common.Address{}) && s.ok && t.Block <= s.indexed {
+				holders = append(holders, a)
+			}
 		}
 	}
-	return page, nil
+	s.h.mu.Unlock()
+	return pageAfter(holders, after, limit), nil
 }
 
-func (h *fakeHistory) Holders(token, after common.Address, limit int) ([]common.Address, error) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.catchUp()
-	sorted := slices.SortedFunc(slices.Values(h.holders[token]), func(a, b common.Address) int { return bytes.Compare(a[:], b[:]) })
+// pageAfter is a page of addrs, in address order and each once, after after.
+func pageAfter(addrs []common.Address, after common.Address, limit int) []common.Address {
+	sorted := slices.SortedFunc(slices.Values(addrs), func(a, b common.Address) int { return bytes.Compare(a[:], b[:]) })
 	var out []common.Address
-	for _, a := range sorted {
+	for _, a := range slices.Compact(sorted) {
 		if bytes.Compare(a[:], after[:]) > 0 && len(out) < limit {
 			out = append(out, a)
 		}
 	}
-	return out, nil
-}
-
-func (h *fakeHistory) Progress() (uint64, uint64) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.catchUp()
-	return h.next - 1, h.chain.Head().Number.Uint64()
+	return out
 }

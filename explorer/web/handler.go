@@ -28,6 +28,9 @@ type result struct {
 	data     any
 	redirect string
 	csp      string // a Content-Security-Policy of the page's own; empty: the explorer's
+	// fragment names a template of the page's to render alone, without
+	// the frame (/fragment/home); empty: the whole page.
+	fragment string
 }
 
 // handlerFunc is one page.
@@ -137,7 +140,7 @@ func (e *Explorer) render(ctx *fasthttp.RequestCtx, status int, res result) {
 	data := layout{
 		Title: res.title, Page: res.page, Net: e.netInfo(), Query: clip(string(ctx.QueryArgs().Peek("q")), maxQuery), Body: res.data,
 	}
-	if err := e.pages.execute(&buf, res.page, data); err != nil {
+	if err := e.pages.execute(&buf, res.page, res.fragment, data); err != nil {
 		e.log.Error("Explorer template failed", "page", res.page, "err", err)
 		setPageHeaders(ctx)
 		ctx.Response.Header.SetContentType("text/plain; charset=utf-8")

@@ -71,6 +71,20 @@ func (e *Explorer) home(r *request) (result, error) {
 	return result{page: "home", title: "Explorer", data: d}, nil
 }
 
+// homeFragmentPath serves the parts of the home page that follow the chain
+// (the template "live" of home.html): the home page's script asks for them
+// whenever the WebSocket says the chain moved, and brings the page up to
+// date with them. Every block the lists miss is in the next answer, and
+// all the pages following the chain ask the same URL, which the page
+// cache answers once per snapshot.
+const homeFragmentPath = "/fragment/home"
+
+func (e *Explorer) homeFragment(r *request) (result, error) {
+	res, err := e.home(r)
+	res.fragment = "live"
+	return res, err
+}
+
 // pendingRows lists the pre-confirmed transactions of the block being
 // built, newest first.
 func (e *Explorer) pendingRows(r *request) pendingData {
@@ -81,9 +95,8 @@ func (e *Explorer) pendingRows(r *request) pendingData {
 		return d
 	}
 	signer := types.MakeSigner(e.deps.Chain.Config(), p.Header.Number, p.Header.Time)
-	tokens := e.tokenSet()
 	for i := len(p.Transactions) - 1; i >= 0 && len(d.Txs) < e.cfg.HomeSize; i-- {
-		row := e.row(signer, p.Transactions[i], p.Receipts[i], d.Number, p.Header.BaseFee, tokens)
+		row := e.row(signer, p.Transactions[i], p.Receipts[i], d.Number, p.Header.BaseFee)
 		row.Pre = true
 		d.Txs = append(d.Txs, row)
 	}
@@ -91,12 +104,9 @@ func (e *Explorer) pendingRows(r *request) pendingData {
 }
 
 // row makes the table row of a transaction with its receipt.
-func (e *Explorer) row(signer types.Signer, tx *types.Transaction, receipt *types.Receipt, block uint64, baseFee *big.Int, tokens tokenSet) txRow {
+func (e *Explorer) row(signer types.Signer, tx *types.Transaction, receipt *types.Receipt, block uint64, baseFee *big.Int) txRow {
 	from, _ := types.Sender(signer, tx)
-	row := txRow{Hash: tx.Hash(), Block: block, From: from, To: tx.To(), Value: tx.Value()}
-	if c := e.decoder.call(tx.To(), tokens.has(tx.To()), tx.Data()); c != nil {
-		row.Method = c.Name
-	}
+	row := txRow{Hash: tx.Hash(), Block: block, From: from, To: tx.To(), Value: tx.Value(), Method: e.decoder.methodName(tx.Data())}
 	if receipt != nil {
 		row.Failed = receipt.Status != types.ReceiptStatusSuccessful
 		row.Fee = new(big.Int).Mul(new(big.Int).SetUint64(receipt.GasUsed), effectivePrice(tx, baseFee))

@@ -70,6 +70,9 @@ func newExplorerChain(t *testing.T, extra ...sequencer.Listener) *explorerChain 
 		v := e.stocks.View()
 		return v != nil && v.Token(e.hostileToken) != nil
 	})
+	// On a fast machine all that fits in fewer blocks than the home page
+	// lists.
+	e.WaitFor("a block more than the home page lists", func(s *pending.Snapshot) bool { return s.Head.NumberU64() >= uint64(cfg.HomeSize) })
 	return e
 }
 
@@ -99,6 +102,16 @@ func within(t *testing.T, body, id, end string) string {
 		t.Fatalf("#%s has no %s", id, end)
 	}
 	return body[i : i+j]
+}
+
+// rowOf is the table row of the transaction hash in body.
+func rowOf(t *testing.T, body string, hash common.Hash) string {
+	t.Helper()
+	i := strings.Index(body, `<tr data-tx-hash="`+hash.Hex()+`"`)
+	if i < 0 {
+		t.Fatalf("no row of %s in:\n%s", hash.Hex(), body)
+	}
+	return body[i : i+strings.Index(body[i:], "</tr>")]
 }
 
 func wantAll(t *testing.T, what, body string, wants ...string) {
@@ -133,6 +146,10 @@ func TestExplorer(t *testing.T) {
 		if !strings.Contains(blocks, fmt.Sprintf(`data-block-number="%d"`, head)) && !strings.Contains(blocks, fmt.Sprintf(`data-block-number="%d"`, head+1)) {
 			t.Errorf("latest blocks lack the head %d:\n%s", head, blocks)
 		}
+		// The Method column names the protocol's calls.
+		latest := within(t, body, "latest-txs", "</tbody>")
+		wantAll(t, "createB20's row", rowOf(t, latest, e.hostile.Hash()), `<span class="fn">createB20</span>`)
+		wantAll(t, "a token transfer's row", rowOf(t, latest, e.tokenTransfer.Hash()), `<span class="fn">transfer</span>`)
 	})
 
 	t.Run("block", func(t *testing.T) {

@@ -46,7 +46,7 @@ func TestPreconfirmedThenSealed(t *testing.T) {
 	home := e.page("/")
 	pre := within(t, home, "preconfirmed-txs", "</tbody>")
 	wantAll(t, "home's pre-confirmed list", pre, `data-tx-hash="`+hash+`" data-preconfirmed="true"`)
-	wantAll(t, "sender's page", e.page("/address/"+e.Addr(0).Hex()), `id="address-preconfirmed"`, hash)
+	wantAll(t, "sender's page", within(t, e.page("/address/"+e.Addr(0).Hex()), "address-txs", "</tbody>"), `data-tx-hash="`+hash+`" data-preconfirmed="true"`, "pre-confirmed")
 
 	sealed := e.WaitSealed(tx)
 	if sealed != number {

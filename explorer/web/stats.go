@@ -40,9 +40,10 @@ type blockSummary struct {
 	Last []txRow
 }
 
-// summarize makes the summary of block, keeping its last keep transactions.
-// The senders were recovered when the block was built and are cached.
-func summarize(config *params.ChainConfig, block *types.Block, sealed time.Time, keep int) *blockSummary {
+// summarize makes the summary of block, keeping its last keep transactions
+// with the names of the methods they call (method). The senders were
+// recovered when the block was built and are cached.
+func summarize(config *params.ChainConfig, block *types.Block, sealed time.Time, keep int, method func(input []byte) string) *blockSummary {
 	txs := block.Transactions()
 	s := &blockSummary{
 		Number: block.NumberU64(), Hash: block.Hash(), Time: block.Time(), Txs: len(txs),
@@ -52,7 +53,7 @@ func summarize(config *params.ChainConfig, block *types.Block, sealed time.Time,
 	for i := len(txs) - 1; i >= 0 && len(s.Last) < keep; i-- {
 		tx := txs[i]
 		from, _ := types.Sender(signer, tx)
-		s.Last = append(s.Last, txRow{Hash: tx.Hash(), Block: s.Number, From: from, To: tx.To(), Value: tx.Value()})
+		s.Last = append(s.Last, txRow{Hash: tx.Hash(), Block: s.Number, From: from, To: tx.To(), Value: tx.Value(), Method: method(tx.Data())})
 	}
 	return s
 }
@@ -83,7 +84,7 @@ func (r *ring) load() []*blockSummary {
 }
 
 // seed reads the chain's last blocks into an empty ring.
-func (r *ring) seed(c *chain.Chain, keep int) {
+func (r *ring) seed(c *chain.Chain, keep int, method func(input []byte) string) {
 	bc := c.BlockChain()
 	head := c.Head().Number.Uint64()
 	first := head - min(head, seedBlocks-1)
@@ -92,7 +93,7 @@ func (r *ring) seed(c *chain.Chain, keep int) {
 		if block == nil {
 			continue
 		}
-		r.add(summarize(c.Config(), block, time.Unix(int64(block.Time()), 0), keep))
+		r.add(summarize(c.Config(), block, time.Unix(int64(block.Time()), 0), keep, method))
 	}
 }
 

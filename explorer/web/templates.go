@@ -44,13 +44,17 @@ func parsePages(a *assets) (*pages, error) {
 	return p, nil
 }
 
-// execute renders page with the frame.
-func (p *pages) execute(w io.Writer, page string, data layout) error {
+// execute renders page with the frame, or only its template fragment when
+// that is not empty.
+func (p *pages) execute(w io.Writer, page, fragment string, data layout) error {
 	t, ok := p.byName[page]
 	if !ok {
 		return fmt.Errorf("no page template %q", page)
 	}
-	return t.ExecuteTemplate(w, "layout.html", data)
+	if fragment == "" {
+		fragment = "layout.html"
+	}
+	return t.ExecuteTemplate(w, fragment, data)
 }
 
 // maxUint128 is a B20 token's supply cap when none was set.

@@ -25,9 +25,6 @@ func (s tokenSet) get(addr *common.Address) *stocks.Token {
 	return s.v.Token(*addr)
 }
 
-// has reports whether addr is a B20 token.
-func (s tokenSet) has(addr *common.Address) bool { return s.get(addr) != nil }
-
 // bySymbol returns the tokens whose symbol is sym, in any letter case.
 func (s tokenSet) bySymbol(sym string) []*stocks.Token {
 	if s.v == nil {
@@ -77,6 +74,9 @@ type tokenData struct {
 	Next      string // the next page's ?after=, empty at the end
 	Indexed   uint64
 	Head      uint64
+	// IndexingBehind: the index trails by more than maxTrail, and the
+	// holders may miss the newest.
+	IndexingBehind bool
 }
 
 // policySlot is one of a token's policy slots and the policy in it.
@@ -123,7 +123,6 @@ func (e *Explorer) token(r *request) (result, error) {
 	if after != (common.Address{}) {
 		d.After = after.Hex()
 	}
-	d.Indexed, d.Head = e.deps.History.Progress()
 	vw, err := newViewer(e.deps.Chain, r.snap, e.decoder.asset.abi)
 	if err != nil {
 		return result{}, err
@@ -136,17 +135,39 @@ func (e *Explorer) token(r *request) (result, error) {
 		}
 		d.Policies = append(d.Policies, slot)
 	}
-	// One more than a page, to know whether there is a next one.
-	holders, err := e.deps.History.Holders(addr, after, e.cfg.PageSize+1)
+	err = e.withHistory(func(hs HistorySnapshot) error { return e.holders(r, &d, hs, after, vw) })
 	if err != nil {
-		return result{}, fmt.Errorf("holders of %s: %w", addr.Hex(), err)
+		return result{}, err
 	}
+	return result{page: "token", title: clip(tok.Symbol, 16) + " · " + clip(tok.Name, 64), data: d}, nil
+}
+
+// holders lists a page of the token's holders after after: the index's and
+// those of the sealed blocks above it, in address order, with their
+// balances at the head.
+func (e *Explorer) holders(r *request, d *tokenData, hs HistorySnapshot, after common.Address, vw *viewer) error {
+	addr := d.Token.Address
+	t, err := e.trailOf(r, hs)
+	if err != nil {
+		return err
+	}
+	d.Indexed, d.Head, d.IndexingBehind = t.indexed, t.head, !t.complete
+	// One more than a page, to know whether there is a next one.
+	indexed, err := hs.Holders(addr, after, e.cfg.PageSize+1)
+	if err != nil {
+		return fmt.Errorf("holders of %s: %w", addr.Hex(), err)
+	}
+	fresh, err := t.holders(addr, after)
+	if err != nil {
+		return err
+	}
+	holders := mergeAddresses(indexed, fresh, e.cfg.PageSize+1)
 	if len(holders) > e.cfg.PageSize {
 		holders = holders[:e.cfg.PageSize]
 		d.Next = holders[len(holders)-1].Hex()
 	}
 	for _, h := range holders {
-		d.Holders = append(d.Holders, holding{Token: tok, Address: h, Balance: vw.balanceOf(addr, h)})
+		d.Holders = append(d.Holders, holding{Token: d.Token, Address: h, Balance: vw.balanceOf(addr, h)})
 	}
-	return result{page: "token", title: clip(tok.Symbol, 16) + " · " + clip(tok.Name, 64), data: d}, nil
+	return nil
 }

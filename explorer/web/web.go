@@ -60,9 +60,19 @@ func DefaultConfig() Config {
 	return Config{Network: "preview", ChainID: chain.PreviewChainID, PageSize: 25, HomeSize: 12, WSPath: "/ws"}
 }
 
-// History is the address index the address and token pages read
-// (explorer/index's *Index).
+// History is the address index the address and token pages read.
 type History interface {
+	// Snapshot returns the index as of one moment, which a page reads
+	// all of its history from; the page closes it.
+	Snapshot() (HistorySnapshot, error)
+}
+
+// HistorySnapshot is the address index as of one moment (explorer/index's
+// *Snapshot): every read sees the blocks up to Indexed.
+type HistorySnapshot interface {
+	// Indexed reports the last block the snapshot holds; ok is false when
+	// it holds none.
+	Indexed() (number uint64, ok bool)
 	// Transactions returns an address's transactions strictly older than
 	// before, newest first, and the cursor of the next page (zero at the end).
 	Transactions(addr common.Address, before index.Cursor, limit int) ([]index.Tx, index.Cursor, error)
@@ -76,8 +86,20 @@ type History interface {
 	// Holders returns the addresses that ever held token, in address order,
 	// strictly after after.
 	Holders(token, after common.Address, limit int) ([]common.Address, error)
-	// Progress reports the last indexed block and the chain's head.
-	Progress() (indexed, head uint64)
+	Close() error
+}
+
+// IndexHistory is the History of explorer/index's address index.
+func IndexHistory(x *index.Index) History { return indexHistory{x} }
+
+type indexHistory struct{ x *index.Index }
+
+func (h indexHistory) Snapshot() (HistorySnapshot, error) {
+	s, err := h.x.Snapshot()
+	if err != nil {
+		return nil, fmt.Errorf("address index: %w", err)
+	}
+	return s, nil
 }
 
 // Pool is the transaction pool (node/txpool's *Pool).
@@ -144,6 +166,8 @@ type Explorer struct {
 	recent  ring
 	renders chan struct{} // a slot per page being rendered (Config.Renders)
 	cache   atomic.Pointer[pageCache]
+	// trailLimit is maxTrail; tests lower it.
+	trailLimit uint64
 }
 
 var _ sequencer.Listener = (*Explorer)(nil)
@@ -167,8 +191,8 @@ func New(cfg Config, deps Deps, log *slog.Logger) (*Explorer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("explorer ABIs: %w", err)
 	}
-	e := &Explorer{cfg: cfg, deps: deps, log: log, pages: p, assets: a, decoder: d, renders: make(chan struct{}, cfg.Renders)}
-	e.recent.seed(deps.Chain, cfg.HomeSize)
+	e := &Explorer{cfg: cfg, deps: deps, log: log, pages: p, assets: a, decoder: d, renders: make(chan struct{}, cfg.Renders), trailLimit: maxTrail}
+	e.recent.seed(deps.Chain, cfg.HomeSize, d.methodName)
 	return e, nil
 }
 
@@ -204,6 +228,7 @@ func clamp(v, def, lo, hi int) int {
 // Register adds the explorer's routes.
 func (e *Explorer) Register(r Router) {
 	r.Handle("/", e.page(e.home))
+	r.Handle(homeFragmentPath, e.page(e.homeFragment))
 	r.Handle("/tokens", e.page(e.tokens))
 	r.Handle("/search", e.page(e.search))
 	r.Handle("/faucet", e.page(e.faucet))
@@ -217,7 +242,7 @@ func (e *Explorer) Register(r Router) {
 // Sealed records a block that became the head (sequencer.Listener). It
 // summarizes the block and swaps the ring: no lock, no I/O.
 func (e *Explorer) Sealed(_ *pending.Snapshot, block *types.Block) {
-	e.recent.add(summarize(e.deps.Chain.Config(), block, time.Now(), e.cfg.HomeSize))
+	e.recent.add(summarize(e.deps.Chain.Config(), block, time.Now(), e.cfg.HomeSize, e.decoder.methodName))
 }
 
 // Preconfirmed is part of sequencer.Listener: pages read the pre-confirmed

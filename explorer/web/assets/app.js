@@ -17,22 +17,23 @@
 //                              "present" otherwise, "added" after a success
 //   time[data-ts]              unix seconds; the text ("3 s ago") is refreshed every second
 //
-// Home (body[data-page=home])
-//   #head-number[data-number]  the head; set on every newHeads
-//   #stat-block-time #stat-tps #stat-gas-rate   re-read from the server every 5 s
-//   #stat-gas                  the head's gas used, on every newHeads
-//   #stat-base-fee             the block being built's base fee, on every newFlashblocks
-//   #pending-number #pending-index #pending-count   the block being built, on every newFlashblocks
+// Home (body[data-page=home]): after every newHeads or newFlashblocks (and a
+// reconnect) the page fetches /fragment/home, the same parts as the server
+// renders them, at most one request at a time and one per 100 ms, and
+// brings these up to it:
+//   #head-number[data-number]  the head; also set at once on every newHeads
+//   #stat-block-time #stat-tps #stat-gas-rate #stat-gas #stat-base-fee
+//   #pending-number #pending-index #pending-count   the block being built
 //   #preconfirmed-txs[data-block-number][data-index]
 //                              rows tr[data-tx-hash][data-preconfirmed="true"][data-block-number]:
-//                              the block being built's transactions, newest first; a
-//                              newFlashblocks adds the ones not shown yet
-//   #latest-blocks             rows tr[data-block-number][data-tx-count], newest first;
-//                              newHeads adds one
+//                              the block being built's transactions, newest first
+//   #latest-blocks             rows tr[data-block-number][data-tx-count], newest first:
+//                              every block number, none twice, blocks the socket did
+//                              not announce included; new rows get class "fresh"
 //   #latest-txs                rows tr[data-tx-hash][data-preconfirmed="false"][data-block-number];
-//                              when a block seals (newHeads), its pre-confirmed rows move
-//                              here: the same element, data-preconfirmed flips to "false",
-//                              its "pre-confirmed" badge ([data-badge]) goes, the block
+//                              when a block seals, its pre-confirmed rows move here: the
+//                              same element, data-preconfirmed flips to "false", its
+//                              "pre-confirmed" badge ([data-badge]) goes, the block
 //                              cell becomes a link
 // Block and transaction pages
 //   #confirmations[data-block-number]   head − number + 1, on every newHeads
@@ -81,21 +82,6 @@
     return Math.floor(d / 86400) + " days ago";
   }
 
-  function short(hex) { return hex.length <= 14 ? hex : hex.slice(0, 8) + "…" + hex.slice(-6); }
-
-  function el(tag, attrs, text) {
-    var e = document.createElement(tag);
-    for (var k in attrs) e.setAttribute(k, attrs[k]);
-    if (text !== undefined) e.textContent = text;
-    return e;
-  }
-
-  function link(href, text, cls) {
-    var a = el("a", { href: href }, text);
-    if (cls) a.className = cls;
-    return a;
-  }
-
   function tickAges() {
     document.querySelectorAll("time[data-ts]").forEach(function (t) {
       t.textContent = ago(Number(t.dataset.ts));
@@ -141,12 +127,14 @@
   // ---- WebSocket ----------------------------------------------------------
 
   // live subscribes to kinds (name -> handler) and resubscribes after a
-  // reconnect; call sends any other JSON-RPC request over the same socket.
-  function live(kinds) {
+  // reconnect, calling opened (if given) once subscribed: what happened
+  // while the socket was down was never announced. call sends any other
+  // JSON-RPC request over the same socket.
+  function live(kinds, opened) {
     var path = document.body.dataset.ws;
     var status = $("live-status");
     var setState = function (s) { if (status) status.dataset.state = s; };
-    var ws, nextID = 1, subs = {}, waiting = {}, delay = 1000;
+    var ws, nextID = 1, subs = {}, waiting = {}, delay = 1000, isLive = false;
     if (!path || !window.WebSocket) return { call: function () { return Promise.reject(new Error("live updates off")); } };
 
     function send(method, params) {
@@ -159,6 +147,7 @@
       setState("connecting");
       ws = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + path);
       subs = {};
+      isLive = false;
       ws.onopen = function () {
         delay = 1000;
         Object.keys(kinds).forEach(function (kind) {
@@ -177,7 +166,10 @@
         if (!w) return;
         delete waiting[msg.id];
         if (w.kind) {
-          if (typeof msg.result === "string") { subs[msg.result] = w.kind; setState("live"); }
+          if (typeof msg.result === "string") {
+            subs[msg.result] = w.kind;
+            if (!isLive) { isLive = true; setState("live"); if (opened) opened(); }
+          }
         } else if (msg.error) {
           w.reject(new Error(msg.error.message));
         } else {
@@ -226,135 +218,110 @@
 
   // ---- home ---------------------------------------------------------------
 
+  // The lists follow the chain from the server: whenever the WebSocket
+  // says it moved (newHeads, newFlashblocks, a reconnect), the page asks
+  // /fragment/home for its live parts as the server renders them, and
+  // brings the lists up to them. An answer holds the latest blocks up to
+  // its head, so blocks the socket never announced (sealed while the page
+  // loaded or the socket reconnected, or while a request was out) are in
+  // it too: the list never skips a number, and never shows one twice.
   function home() {
-    var limit = function (tbody) { return Number(tbody.dataset.limit) || 12; };
-    var seen = {}; // block number -> its transaction hashes, from its last flashblock
-    var rpc;
+    var shown = Number($("head-number").dataset.number); // the head the lists are at
+    var busy = false, again = false, timer = null, last = 0;
 
-    function trim(tbody) {
-      while (tbody.rows.length > limit(tbody)) tbody.deleteRow(-1);
-    }
-
-    function txRow(hash, number) {
-      var tr = el("tr", { "data-tx-hash": hash, "data-preconfirmed": "true", "data-block-number": String(number) });
-      var first = el("td");
-      first.append(link("/tx/" + hash, short(hash), "mono"), " ", el("span", { "class": "badge pre", "data-badge": "" }, "pre-confirmed"));
-      tr.append(first, el("td", { "data-col": "block" }, String(number)), el("td", { "class": "route" }, "…"), el("td"), el("td", { "class": "num" }, ""));
-      tr.className = "fresh";
-      return tr;
-    }
-
-    // fill completes a row made from a flashblock's hash with the transaction's details.
-    function fill(tr, hash) {
-      rpc.call("eth_getTransactionByHash", [hash]).then(function (tx) {
-        if (!tx) return;
-        var route = tr.cells[2];
-        route.textContent = "";
-        route.append(link("/address/" + tx.from, short(tx.from), "mono addr"), " → ",
-          tx.to ? link("/address/" + tx.to, short(tx.to), "mono addr") : el("span", { "class": "muted" }, "contract creation"));
-        tr.cells[4].textContent = units(tx.value, 18) + " ETH";
-      }, function () {});
-    }
-
-    function onFlashblock(f) {
-      var number = parseInt(f.number, 16), index = parseInt(f.index, 16);
-      seen[number] = f.transactions;
-      var tbody = $("preconfirmed-txs");
-      if (!tbody) return;
-      tbody.dataset.blockNumber = String(number);
-      tbody.dataset.index = String(index);
-      $("pending-number").textContent = String(number);
-      $("pending-index").textContent = String(index);
-      $("pending-count").textContent = String(f.transactions.length);
-      if (f.baseFeePerGas) $("stat-base-fee").textContent = units(f.baseFeePerGas, 9) + " gwei";
-      var filled = 0;
-      f.transactions.forEach(function (hash) {
-        if (tbody.querySelector('tr[data-tx-hash="' + hash + '"]')) return;
-        var tr = txRow(hash, number);
-        tbody.insertBefore(tr, tbody.firstChild);
-        if (filled++ < 5) fill(tr, hash);
+    // sync asks for the live parts, one request at a time and at most one
+    // every syncGap ms; what happens meanwhile is asked for next.
+    var syncGap = 100;
+    function sync() {
+      if (busy || timer || document.hidden) { again = true; return; }
+      var wait = last + syncGap - Date.now();
+      if (wait > 0) { timer = setTimeout(function () { timer = null; sync(); }, wait); return; }
+      busy = true; again = false; last = Date.now();
+      fetch("/fragment/home", { cache: "no-store" }).then(function (res) {
+        return res.ok ? res.text() : null;
+      }).then(function (html) {
+        if (html) apply(new DOMParser().parseFromString(html, "text/html"));
+      }, function () {}).then(function () {
+        busy = false;
+        if (again) sync();
       });
-      trim(tbody);
+    }
+    document.addEventListener("visibilitychange", function () { if (!document.hidden && again) sync(); });
+
+    function apply(doc) {
+      var fresh = doc.getElementById("live");
+      if (!fresh || Number(fresh.dataset.head) < shown) return; // older than what is shown
+      shown = Number(fresh.dataset.head);
+      ["head-number", "stat-block-time", "stat-tps", "stat-gas", "stat-gas-rate", "stat-base-fee"].forEach(function (id) {
+        var from = doc.getElementById(id), to = $(id);
+        if (!from || !to) return;
+        if (id === "head-number" && Number(to.dataset.number) > shown) return; // newHeads ran ahead
+        to.textContent = from.textContent;
+        if (from.dataset.number) { to.dataset.number = from.dataset.number; to.href = from.getAttribute("href"); }
+      });
+      var pre = $("preconfirmed-txs");
+      if (pre) {
+        pre.dataset.blockNumber = fresh.dataset.pendingNumber;
+        pre.dataset.index = fresh.dataset.pendingIndex;
+        $("pending-number").textContent = fresh.dataset.pendingNumber;
+        $("pending-index").textContent = fresh.dataset.pendingIndex;
+        $("pending-count").textContent = fresh.dataset.pendingCount;
+      }
+      reconcile("latest-blocks", doc, "blockNumber", []);
+      // A pre-confirmed row that sealed moves into the latest transactions.
+      reconcile("latest-txs", doc, "txHash", ["preconfirmed-txs"]);
+      reconcile("preconfirmed-txs", doc, "txHash", []);
+      var empty = $("latest-txs-empty"), txs = $("latest-txs");
+      if (empty && txs) empty.hidden = txs.rows.length > 0;
+      tickAges();
+    }
+
+    // reconcile makes the rows of tbody #id those of the same tbody in doc,
+    // in its order. Rows already on the page (in it or in the tbodies of
+    // also) are kept, changed in place when they changed (a pre-confirmed
+    // transaction sealed); new ones are marked fresh.
+    function reconcile(id, doc, key, also) {
+      var cur = $(id), src = doc.getElementById(id);
+      if (!cur || !src) return;
+      var have = {};
+      [id].concat(also).forEach(function (other) {
+        var tbody = $(other);
+        if (tbody) Array.prototype.forEach.call(tbody.rows, function (tr) { have[tr.dataset[key]] = tr; });
+      });
+      var rows = Array.prototype.slice.call(src.rows).map(function (tr) {
+        var old = have[tr.dataset[key]];
+        if (old && old.dataset.preconfirmed === tr.dataset.preconfirmed) return old;
+        if (old) {
+          old.dataset.preconfirmed = tr.dataset.preconfirmed;
+          old.dataset.blockNumber = tr.dataset.blockNumber;
+          old.replaceChildren.apply(old, Array.prototype.slice.call(tr.childNodes).map(function (n) { return document.adoptNode(n); }));
+          old.className = "fresh";
+          return old;
+        }
+        tr = document.adoptNode(tr);
+        tr.className = "fresh";
+        return tr;
+      });
+      cur.replaceChildren.apply(cur, rows);
     }
 
     function onHead(h) {
-      var number = parseInt(h.number, 16);
-      var head = $("head-number");
-      head.textContent = group(String(number));
-      head.dataset.number = String(number);
-      head.href = "/block/" + number;
-      var gasUsed = parseInt(h.gasUsed, 16), gasLimit = parseInt(h.gasLimit, 16);
-      $("stat-gas").textContent = group(String(gasUsed));
-      addBlock(h, number, gasUsed, gasLimit);
-      sealTxs(number);
-      Object.keys(seen).forEach(function (n) { if (Number(n) <= number) delete seen[n]; });
-    }
-
-    function addBlock(h, number, gasUsed, gasLimit) {
-      var tbody = $("latest-blocks");
-      if (!tbody || tbody.querySelector('tr[data-block-number="' + number + '"]')) return;
-      var txs = seen[number];
-      var tr = el("tr", { "data-block-number": String(number), "data-tx-count": txs ? String(txs.length) : "" });
-      var ts = parseInt(h.timestamp, 16);
-      var time = el("time", { datetime: new Date(ts * 1000).toISOString(), "data-ts": String(ts) }, ago(ts));
-      var cell = function (child, cls) { var td = el("td", cls ? { "class": cls } : {}); td.append(child); return td; };
-      var gas = el("td", { "class": "num" }, group(String(gasUsed)) + " ");
-      gas.append(el("span", { "class": "muted" }, (gasLimit ? (gasUsed * 100 / gasLimit).toFixed(1) : "0.0") + "%"));
-      var count = el("td", { "class": "num", "data-col": "txs" }, txs ? String(txs.length) : "…");
-      tr.append(cell(link("/block/" + number, String(number))), cell(time), count, gas,
-        el("td", { "class": "num" }, h.baseFeePerGas ? units(h.baseFeePerGas, 9) + " gwei" : ""));
-      tr.className = "fresh";
-      tbody.insertBefore(tr, tbody.firstChild);
-      trim(tbody);
-      if (!txs) {
-        // Subscribed after the block's last pre-confirmation: ask.
-        rpc.call("eth_getBlockTransactionCountByNumber", [h.number]).then(function (n) {
-          count.textContent = String(parseInt(n, 16));
-          tr.dataset.txCount = count.textContent;
-        }, function () {});
+      var number = parseInt(h.number, 16), head = $("head-number");
+      if (number > Number(head.dataset.number)) {
+        head.textContent = group(String(number));
+        head.dataset.number = String(number);
+        head.href = "/block/" + number;
+        $("stat-gas").textContent = group(String(parseInt(h.gasUsed, 16)));
       }
+      sync();
     }
 
-    // sealTxs moves the sealed block's pre-confirmed rows into the latest transactions.
-    function sealTxs(number) {
-      var from = $("preconfirmed-txs"), to = $("latest-txs");
-      if (!from || !to) return;
-      var rows = Array.prototype.slice.call(from.querySelectorAll('tr[data-block-number="' + number + '"]'));
-      var known = {};
-      rows.forEach(function (tr) { known[tr.dataset.txHash] = true; });
-      // Hashes of the block that were never shown (beyond the list's length) are left out: the block's page lists them all.
-      rows.reverse().forEach(function (tr) {
-        tr.dataset.preconfirmed = "false";
-        var badge = tr.querySelector("[data-badge]");
-        if (badge) badge.remove();
-        var cell = tr.querySelector('[data-col="block"]');
-        if (cell) { cell.textContent = ""; cell.append(link("/block/" + number, String(number))); }
-        tr.className = "fresh";
-        to.insertBefore(tr, to.firstChild);
-      });
-      // Rows of older blocks still marked pre-confirmed missed their newHeads (a reconnect): drop them.
-      from.querySelectorAll("tr[data-block-number]").forEach(function (tr) {
-        if (Number(tr.dataset.blockNumber) <= number) tr.remove();
-      });
-      var empty = $("latest-txs-empty");
-      if (empty && to.rows.length) empty.hidden = true;
-      trim(to);
+    function onFlashblock(f) {
+      if (f.baseFeePerGas) $("stat-base-fee").textContent = units(f.baseFeePerGas, 9) + " gwei";
+      sync();
     }
 
-    // The minute's rates come from the server's ring of sealed blocks.
-    setInterval(function () {
-      if (document.hidden) return;
-      fetch("/", { cache: "no-store" }).then(function (res) { return res.ok ? res.text() : null; }).then(function (html) {
-        if (!html) return;
-        var doc = new DOMParser().parseFromString(html, "text/html");
-        ["stat-block-time", "stat-tps", "stat-gas-rate"].forEach(function (id) {
-          var fresh = doc.getElementById(id), cur = $(id);
-          if (fresh && cur) cur.textContent = fresh.textContent;
-        });
-      }, function () {});
-    }, 5000);
-
-    rpc = live({ newHeads: onHead, newFlashblocks: onFlashblock });
+    live({ newHeads: onHead, newFlashblocks: onFlashblock }, sync);
   }
 
   // ---- block and transaction pages ----------------------------------------

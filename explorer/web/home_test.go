@@ -1,0 +1,68 @@
+package web
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/valyala/fasthttp"
+)
+
+var blockRowRe = regexp.MustCompile(`<tr data-block-number="(\d+)"`)
+
+// blockNumbers are the numbers of the rows of #latest-blocks in body.
+func blockNumbers(t *testing.T, body string) []uint64 {
+	t.Helper()
+	var out []uint64
+	for _, m := range blockRowRe.FindAllStringSubmatch(within(t, body, "latest-blocks", "</tbody>"), -1) {
+		n, err := strconv.ParseUint(m[1], 10, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, n)
+	}
+	return out
+}
+
+// The home page's script brings its lists up to /fragment/home: the same
+// lists as the page, without the frame, under the page's headers, its
+// latest blocks every number from the head down, once each.
+func TestHomeFragment(t *testing.T) {
+	e := newExplorerChain(t)
+	resp := e.get(homeFragmentPath)
+	if resp.StatusCode() != fasthttp.StatusOK {
+		t.Fatalf("status %d", resp.StatusCode())
+	}
+	body := string(resp.Body())
+	head := e.Store.Load().Head.NumberU64()
+	tests := []struct {
+		name string
+		ok   bool
+	}{
+		{"an HTML page's headers", strings.HasPrefix(string(resp.Header.ContentType()), "text/html") &&
+			string(resp.Header.Peek("Content-Security-Policy")) == contentSecurityPolicy && string(resp.Header.Peek("Cache-Control")) == "no-store"},
+		{"no frame", !strings.Contains(body, "<html") && !strings.Contains(body, "<script") && !strings.Contains(body, `class="top"`)},
+		{"the live parts", strings.Contains(body, `<div id="live" data-head="`) && strings.Contains(body, `id="head-number"`) &&
+			strings.Contains(body, `id="stat-tps"`) && strings.Contains(body, `id="preconfirmed-txs"`) && strings.Contains(body, `id="latest-txs"`)},
+		{"the Method column", strings.Contains(within(t, body, "latest-txs", "</tbody>"), `<span class="fn">createB20</span>`)},
+	}
+	for _, tt := range tests {
+		if !tt.ok {
+			t.Errorf("%s: no; body:\n%s", tt.name, body)
+		}
+	}
+	numbers := blockNumbers(t, body)
+	if len(numbers) != 5 {
+		t.Fatalf("%d latest blocks, want the home size 5: %v", len(numbers), numbers)
+	}
+	// The ring may trail the snapshot's head by the listener's moment.
+	if numbers[0] != head && numbers[0]+1 != head {
+		t.Errorf("newest block %d, head %d", numbers[0], head)
+	}
+	for i := 1; i < len(numbers); i++ {
+		if numbers[i] != numbers[i-1]-1 {
+			t.Errorf("latest blocks %v skip or repeat a number", numbers)
+		}
+	}
+}
