@@ -52,7 +52,7 @@ func New(c *chain.Chain, cfg Config) (*Pool, error) {
 	if cfg.AccountSlots > 0 {
 		lpConfig.AccountSlots = cfg.AccountSlots
 	}
-	legacy := legacypool.New(lpConfig, c.BlockChain())
+	legacy := &fenced{LegacyPool: legacypool.New(lpConfig, c.BlockChain())}
 	// A zero minimum tip: transactions pay at least the base fee (checked in
 	// Add), the tip is the sender's choice, as on anvil.
 	pool, err := gethpool.New(0, c.BlockChain(), []gethpool.SubPool{legacy})
@@ -87,7 +87,8 @@ func (p *Pool) Add(tx *types.Transaction) error {
 	}
 	// sync: return once the transaction is promoted, so the pending nonce a
 	// wallet asks for next already counts it (two sends in a row would
-	// otherwise share a nonce). Concurrent adds share one promotion pass.
+	// otherwise share a nonce). Concurrent adds share one promotion pass,
+	// never a reset's (fenced).
 	if err := p.pool.Add([]*types.Transaction{tx}, true)[0]; err != nil {
 		return err
 	}
