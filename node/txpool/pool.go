@@ -150,11 +150,19 @@ func (p *Pool) Get(hash common.Hash) *types.Transaction {
 }
 
 // Nonce returns the next nonce of addr with every pooled executable (or
-// lately forwarded) transaction applied.
-func (p *Pool) Nonce(addr common.Address) uint64 {
-	n := p.pool.PoolNonce(addr)
+// lately forwarded) transaction applied. A replica's pool holds none of
+// the pre-confirmed transactions its forwarded ones follow: ask it
+// PendingNonce.
+func (p *Pool) Nonce(addr common.Address) uint64 { return p.PendingNonce(addr, 0) }
+
+// PendingNonce returns the next nonce of addr, whose nonce in the pending
+// state is stateNonce, with every pooled executable (or lately forwarded
+// and executable) transaction applied: eth_getTransactionCount's pending
+// nonce.
+func (p *Pool) PendingNonce(addr common.Address, stateNonce uint64) uint64 {
+	n := max(stateNonce, p.pool.PoolNonce(addr))
 	if p.fwd != nil {
-		n = max(n, p.fwd.next(addr))
+		n = p.fwd.next(addr, n)
 	}
 	return n
 }

@@ -3,6 +3,7 @@ package txpool_test
 import (
 	"context"
 	"crypto/ecdsa"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -244,4 +245,51 @@ func (f *fixture) sendInARow(t *testing.T, key *ecdsa.PrivateKey, n int) error {
 		}
 	}
 	return nil
+}
+
+// TestForwardedPendingNonce: on a replica, the pending nonce counts a
+// transaction the sequencer accepted as soon as the send returns, never
+// one it refused, nor one behind a nonce gap until the gap is filled.
+func TestForwardedPendingNonce(t *testing.T) {
+	f := newFixture(t)
+	key := f.keys[2]
+	from := crypto.PubkeyToAddress(key.PublicKey)
+	refused := errors.New("refused by the sequencer")
+	var refuse bool
+	f.pool.ForwardTo(func(*types.Transaction) error {
+		if refuse {
+			return refused
+		}
+		return nil
+	})
+	steps := []struct {
+		name   string
+		nonce  uint64
+		refuse bool
+		state  uint64 // the nonce in the replica's pending state
+		want   uint64
+	}{
+		{"first", 0, false, 0, 1},
+		{"second in a row", 1, false, 0, 2},
+		{"refused", 2, true, 0, 2},
+		{"sent again, accepted", 2, false, 0, 3},
+		{"behind a gap", 5, false, 0, 3},
+		{"next in a row", 3, false, 0, 4},
+		{"filling the gap", 4, false, 0, 6},
+		{"some pre-confirmed", 6, false, 4, 7},
+		{"all pre-confirmed", 7, false, 9, 9},
+	}
+	for _, st := range steps {
+		refuse = st.refuse
+		tx := f.dynamic(t, key, st.nonce, 21000, big.NewInt(10*params.GWei), nil)
+		if err := f.pool.Add(tx); (err != nil) != st.refuse {
+			t.Fatalf("%s: Add(nonce %d) = %v, want refused %v", st.name, st.nonce, err, st.refuse)
+		}
+		if got := f.pool.PendingNonce(from, st.state); got != st.want {
+			t.Errorf("%s: pending nonce %d after nonce %d, want %d", st.name, got, st.nonce, st.want)
+		}
+		if got := f.pool.Get(tx.Hash()) != nil; got == st.refuse {
+			t.Errorf("%s: Get(nonce %d) found %v", st.name, st.nonce, got)
+		}
+	}
 }
