@@ -15,18 +15,8 @@ import (
 // and never one it refused or one behind a nonce gap, until the gap is
 // filled.
 func TestPendingNonceAfterSend(t *testing.T) {
-	seqNode := startNode(t, "--nats.listen", "127.0.0.1:0")
-	seq := newPeer(t, "sequencer", seqNode)
-	replica := newPeer(t, "replica", startNode(t, followFlags(t, seqNode)...))
+	seq, replica := startWithReplica(t)
 	ctx := testContext(t, 60*time.Second)
-	head, err := seq.eth.BlockNumber(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	poll(t, ctx, "the replica at the sequencer's head", func() bool {
-		n, err := replica.eth.BlockNumber(ctx)
-		return err == nil && n >= head
-	})
 	for _, tt := range []struct {
 		via  *peer
 		from account
@@ -36,6 +26,26 @@ func TestPendingNonceAfterSend(t *testing.T) {
 	} {
 		t.Run(tt.via.name, func(t *testing.T) { sendInARow(t, ctx, tt.via, tt.from, 20) })
 	}
+}
+
+// startWithReplica starts a sequencer that exposes its log and a read
+// replica started with the flags the sequencer logs for it, and waits
+// until the replica has caught up.
+func startWithReplica(t *testing.T) (seq, replica *peer) {
+	t.Helper()
+	seqNode := startNode(t, "--nats.listen", "127.0.0.1:0")
+	seq = newPeer(t, "sequencer", seqNode)
+	replica = newPeer(t, "replica", startNode(t, followFlags(t, seqNode)...))
+	ctx := testContext(t, 30*time.Second)
+	head, err := seq.eth.BlockNumber(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	poll(t, ctx, "the replica at the sequencer's head", func() bool {
+		n, err := replica.eth.BlockNumber(ctx)
+		return err == nil && n >= head
+	})
+	return seq, replica
 }
 
 // sendInARow sends n transfers from `from` through p, each at the pending

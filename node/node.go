@@ -233,7 +233,11 @@ func (n *Node) startAPI() error {
 	n.calls = pool.New(n.cfg.Calls)
 	n.reg = metrics.NewRegistry()
 	n.cfg.RPC.BlockTime = n.cfg.Sequencer.BlockTime // eth_simulateV1 spaces its blocks by it
-	n.rpc = rpc.New(n.cfg.RPC, rpc.Backend{Chain: n.chain, Pool: n.pool, Snapshots: n.store, Calls: n.calls}, n.reg)
+	backend := rpc.Backend{Chain: n.chain, Pool: n.pool, Snapshots: n.store, Calls: n.calls}
+	if n.relay != nil { // a replica: the sequencer knows what it has not seen
+		backend.Known = n.relay.Known
+	}
+	n.rpc = rpc.New(n.cfg.RPC, backend, n.reg)
 	n.http = httpserver.New(n.cfg.HTTP, n.rpc, n.health)
 	listeners := sequencer.Listeners{}
 	if err := n.startServices(&listeners); err != nil {

@@ -41,6 +41,8 @@ type testConfig struct {
 	chain chain.Config
 	rpc   Config
 	calls pool.Config
+	// known is the backend's Known: a replica's question to its sequencer.
+	known func(ctx context.Context, hash common.Hash) (bool, error)
 }
 
 // option adjusts a test node's configuration.
@@ -83,7 +85,7 @@ func newTestNode(t testing.TB, blockTime, preconf time.Duration, options ...opti
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); seq.Run(ctx) }()
-	srv := New(tc.rpc, Backend{Chain: c, Pool: txs, Snapshots: store, Calls: calls}, nil)
+	srv := New(tc.rpc, Backend{Chain: c, Pool: txs, Snapshots: store, Calls: calls, Known: tc.known}, nil)
 	t.Cleanup(func() {
 		cancel()
 		<-done
