@@ -10,13 +10,14 @@ import (
 // leave them out.
 const replicaSuites = "replica-"
 
-// TestJavaScriptAgainstReplica runs the ethers v6 suite js/replica-*.test.mjs
+// TestJavaScriptAgainstReplica runs the ethers v6 suites js/replica-*.test.mjs
 // against a read replica (--follow) of a sequencer that exposes its log
 // (--nats.listen): the replica catches up from genesis, serves reads from
 // its replay of the log and relays transactions and drips to the
-// sequencer, whose own answers the suite compares the replica's with
-// (STOCKNODE_SEQUENCER_RPC). 1 s blocks and 100 ms pre-confirmations, as
-// TestJavaScriptClients.
+// sequencer, whose own answers js/replica-ethers compares the replica's
+// with (STOCKNODE_SEQUENCER_RPC); js/replica-defaults is a plain script
+// with ethers' default options. 1 s blocks and 100 ms pre-confirmations,
+// as TestJavaScriptClients.
 func TestJavaScriptAgainstReplica(t *testing.T) {
 	nodeBin := jsPrerequisites(t)
 	seq := startNode(t, "--nats.listen", "127.0.0.1:0", "--block-time", "1s", "--preconf-interval", "100ms")

@@ -20,8 +20,8 @@ export const CHAIN_ID = 84538453;
 // keys 0 and 1, the viem suite keys 2 and 3, the ethers WebSocket suite keys
 // 4 and 5, the viem WebSocket suite keys 6 and 7 and the B20 lifecycle keys
 // 8 and 9, so that the files can run at the same time against one node
-// without nonce races. The replica suite (js/replica-*) has nodes of its
-// own and uses key 0.
+// without nonce races. The replica suites (js/replica-*) have nodes of
+// their own: replica-ethers uses key 0, replica-defaults key 1.
 export const KEYS = [
   "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80",
   "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d",
