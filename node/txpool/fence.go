@@ -27,11 +27,18 @@ import (
 // reset's pass, which holds the pool's lock, so they lose little.
 type fenced struct {
 	*legacypool.LegacyPool
-	fence sync.RWMutex
+	signer types.Signer // legacypool's: a sender recovered with it is reused
+	fence  sync.RWMutex
 }
 
 // Add implements txpool.SubPool.
 func (p *fenced) Add(txs []*types.Transaction, sync bool) []error {
+	// Recover the senders before the fence, as legacypool reuses them: an
+	// add held there while a new head is taken in has its costliest check
+	// done. A sender that does not recover is legacypool's to refuse.
+	for _, tx := range txs {
+		_, _ = types.Sender(p.signer, tx)
+	}
 	p.fence.RLock()
 	defer p.fence.RUnlock()
 	return p.LegacyPool.Add(txs, sync)

@@ -52,7 +52,7 @@ func New(c *chain.Chain, cfg Config) (*Pool, error) {
 	if cfg.AccountSlots > 0 {
 		lpConfig.AccountSlots = cfg.AccountSlots
 	}
-	legacy := &fenced{LegacyPool: legacypool.New(lpConfig, c.BlockChain())}
+	legacy := &fenced{LegacyPool: legacypool.New(lpConfig, c.BlockChain()), signer: types.LatestSigner(c.Config())}
 	// A zero minimum tip: transactions pay at least the base fee (checked in
 	// Add), the tip is the sender's choice, as on anvil.
 	pool, err := gethpool.New(0, c.BlockChain(), []gethpool.SubPool{legacy})
