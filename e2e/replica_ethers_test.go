@@ -10,14 +10,15 @@ import (
 // leave them out.
 const replicaSuites = "replica-"
 
-// TestJavaScriptAgainstReplica runs the ethers v6 suite js/replica-*.test.mjs
+// TestJavaScriptAgainstReplica runs the ethers v6 suites js/replica-*.test.mjs
 // against a read replica (--follow) of a sequencer that exposes its log
 // (--nats.listen): the replica catches up from genesis, serves reads from
 // its replay of the log and relays transactions and drips to the
-// sequencer, whose own answers the suite compares the replica's with
-// (STOCKNODE_SEQUENCER_RPC). Both in the default configuration, as
-// TestJavaScriptClients: the replica's / answers receipts of sealed blocks
-// only, as the sequencer's.
+// sequencer, whose own answers js/replica-ethers compares the replica's
+// with (STOCKNODE_SEQUENCER_RPC); js/replica-defaults is a plain script
+// with ethers' default options. Both nodes in the default configuration,
+// as TestJavaScriptClients: the replica's / answers receipts of sealed
+// blocks only, as the sequencer's.
 func TestJavaScriptAgainstReplica(t *testing.T) {
 	nodeBin := jsPrerequisites(t)
 	seq := startNode(t, "--nats.listen", "127.0.0.1:0")

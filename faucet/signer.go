@@ -19,13 +19,11 @@ import (
 
 // Pool is where drips go: the node's transaction pool.
 type Pool interface {
-	// Add validates tx and returns once it is executable (or rejected).
+	// Add validates tx and returns once Nonce counts it (or rejected).
 	Add(tx *types.Transaction) error
 	// Nonce is addr's next nonce with every pooled executable transaction
 	// applied.
 	Nonce(addr common.Address) uint64
-	// Get returns a pooled transaction, or nil.
-	Get(hash common.Hash) *types.Transaction
 }
 
 // errEmpty is a faucet that cannot pay for one more drip.
@@ -43,8 +41,7 @@ type signer struct {
 
 	// mu makes nonce choice and pool admission one step, so concurrent
 	// drips never share a nonce and never leave a gap.
-	mu   sync.Mutex
-	last *types.Transaction // the latest drip pooled
+	mu sync.Mutex
 }
 
 func newSigner(pool Pool, key *ecdsa.PrivateKey, chainID *big.Int, tip *big.Int, contractGas uint64) *signer {
@@ -98,30 +95,14 @@ func (s *signer) plan(snap *pending.Snapshot, to common.Address, amount *big.Int
 func (s *signer) send(t transfer) (*types.Transaction, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	tx, err := s.sendAt(s.nextNonce(), t)
+	tx, err := s.sendAt(s.pool.Nonce(s.from), t)
 	if isNonceError(err) {
-		tx, err = s.sendAt(s.nextNonce(), t)
+		tx, err = s.sendAt(s.pool.Nonce(s.from), t)
 	}
 	if errors.Is(err, core.ErrInsufficientFunds) {
 		err = fmt.Errorf("%w: %v", errEmpty, err)
 	}
-	if err == nil {
-		s.last = tx
-	}
 	return tx, err
-}
-
-// nextNonce is the pool's next nonce, or the one after the last drip while
-// the pool holds that drip without counting it. legacypool promotes a
-// transaction that arrives while it takes in a new block only at its next
-// promotion, and the pool's Add may return with it still queued: its
-// nonce, given out again, would be refused as a replacement.
-func (s *signer) nextNonce() uint64 {
-	n := s.pool.Nonce(s.from)
-	if s.last != nil && s.last.Nonce() >= n && s.pool.Get(s.last.Hash()) != nil {
-		return s.last.Nonce() + 1
-	}
-	return n
 }
 
 func (s *signer) sendAt(nonce uint64, t transfer) (*types.Transaction, error) {

@@ -180,16 +180,14 @@ func TestPlan(t *testing.T) {
 	}
 }
 
-// lagPool is a pool that takes transactions the way legacypool does when
-// a block arrives during the add: queued, not yet counted by Nonce, until
-// a later add promotes them. drop evicts a transaction unmined.
-type lagPool struct {
+// seqPool is a pool that counts its transactions in nonce order, as the
+// node's pool does once Add returned; drop evicts a transaction unmined.
+type seqPool struct {
 	counted uint64 // next nonce Nonce reports
 	pooled  map[uint64]*types.Transaction
-	lag     bool // the next Add leaves its transaction uncounted
 }
 
-func (p *lagPool) Add(tx *types.Transaction) error {
+func (p *seqPool) Add(tx *types.Transaction) error {
 	if old := p.pooled[tx.Nonce()]; old != nil {
 		if old.Hash() == tx.Hash() {
 			return txpool.ErrAlreadyKnown
@@ -200,56 +198,43 @@ func (p *lagPool) Add(tx *types.Transaction) error {
 		return core.ErrNonceTooLow
 	}
 	p.pooled[tx.Nonce()] = tx
-	if p.lag {
-		p.lag = false
-		return nil
-	}
 	for p.pooled[p.counted] != nil {
 		p.counted++
 	}
 	return nil
 }
 
-func (p *lagPool) Nonce(common.Address) uint64 { return p.counted }
+func (p *seqPool) Nonce(common.Address) uint64 { return p.counted }
 
-func (p *lagPool) Get(hash common.Hash) *types.Transaction {
-	for _, tx := range p.pooled {
-		if tx.Hash() == hash {
-			return tx
-		}
-	}
-	return nil
-}
-
-func (p *lagPool) drop(nonce uint64) {
+func (p *seqPool) drop(nonce uint64) {
 	delete(p.pooled, nonce)
 	p.counted = min(p.counted, nonce)
 }
 
-// TestNextNonce: a drip the pool holds but does not count yet is not
-// given its nonce again; a drip the pool dropped is.
+// TestNextNonce: each drip takes the pool's next nonce, so a gap the pool
+// opens by dropping a drip is refilled, even when a later drip is still
+// pooled.
 func TestNextNonce(t *testing.T) {
 	key, _ := crypto.GenerateKey()
 	tr := transfer{to: common.Address{1}, amount: big.NewInt(1), gas: params.TxGas, feeCap: big.NewInt(2 * params.GWei), tipCap: big.NewInt(1)}
 	tests := []struct {
-		name  string
-		setup func(p *lagPool)
-		want  []uint64 // nonces of three drips
+		name string
+		drop []uint64 // nonces evicted unmined before the third drip
+		want []uint64 // nonces of three drips
 	}{
-		{"counted at once", func(p *lagPool) {}, []uint64{0, 1, 2}},
-		{"first held uncounted", func(p *lagPool) { p.lag = true }, []uint64{0, 1, 2}},
-		{"after a drop the gap is refilled", nil, []uint64{0, 1, 1}},
+		{"in a row", nil, []uint64{0, 1, 2}},
+		{"the last drip dropped", []uint64{1}, []uint64{0, 1, 1}},
+		{"an earlier drip dropped", []uint64{0}, []uint64{0, 1, 0}},
 	}
 	for _, tt := range tests {
-		p := &lagPool{pooled: map[uint64]*types.Transaction{}}
+		p := &seqPool{pooled: map[uint64]*types.Transaction{}}
 		s := newSigner(p, key, big.NewInt(1), big.NewInt(1), 100_000)
 		var got []uint64
 		for i := range 3 {
-			if tt.setup != nil && i == 0 {
-				tt.setup(p)
-			}
-			if tt.setup == nil && i == 2 {
-				p.drop(1) // evicted unmined
+			if i == 2 {
+				for _, n := range tt.drop {
+					p.drop(n)
+				}
 			}
 			tr.amount = big.NewInt(int64(i + 1)) // distinct transactions
 			tx, err := s.send(tr)

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 
 	"github.com/stocknode/stocknode/faucet"
@@ -118,11 +119,34 @@ func (n *Node) readmitReplicas() {
 
 // relayHandlers are what the sequencer does with its replicas' requests.
 func (n *Node) relayHandlers() relay.Handlers {
-	h := relay.Handlers{Send: func(_ string, tx *types.Transaction) error { return n.pool.Add(tx) }, Submit: n.relaySubmit}
+	h := relay.Handlers{
+		Send:   func(_ string, tx *types.Transaction) error { return n.pool.Add(tx) },
+		Submit: n.relaySubmit,
+		Known:  func(_ string, hash common.Hash) bool { return n.knowsTx(hash) },
+	}
 	if n.drips != nil && n.cfg.Faucet.Enabled {
 		h.Drip = n.relayedDrip
 	}
 	return h
+}
+
+// knowsTx reports whether the sequencer knows a transaction, for a
+// replica's base_transactionStatus: pooled, pre-confirmed, or sealed,
+// which the replica may not have replayed yet when the pool has already
+// let go of it.
+func (n *Node) knowsTx(hash common.Hash) bool {
+	if n.pool.Get(hash) != nil {
+		return true
+	}
+	if snap := n.store.Load(); snap != nil {
+		for _, tx := range snap.Pending.Transactions {
+			if tx.Hash() == hash {
+				return true
+			}
+		}
+	}
+	_, tx := n.chain.BlockChain().GetCanonicalTransaction(hash)
+	return tx != nil
 }
 
 // relayedDrip runs a replica's drip on the faucet. The client address the

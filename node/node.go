@@ -242,7 +242,11 @@ func (n *Node) startAPI() error {
 	// the store keeps those views as long, and a block's worth more.
 	n.store.Retain(n.cfg.RPC.ReceiptHold + n.cfg.Sequencer.BlockTime)
 	n.txwait = txwait.New(n.cfg.TxWait)
-	n.rpc = rpc.New(n.cfg.RPC, rpc.Backend{Chain: n.chain, Pool: n.pool, Snapshots: n.store, Calls: n.calls, TxWait: n.txwait}, n.reg)
+	backend := rpc.Backend{Chain: n.chain, Pool: n.pool, Snapshots: n.store, Calls: n.calls, TxWait: n.txwait}
+	if n.relay != nil { // a replica: the sequencer knows what it has not seen
+		backend.Known = n.relay.Known
+	}
+	n.rpc = rpc.New(n.cfg.RPC, backend, n.reg)
 	n.http = httpserver.New(n.cfg.HTTP, n.rpc, n.health)
 	n.http.HandleRPC("/preconf", n.rpc.In(rpc.Preconf))
 	listeners := sequencer.Listeners{n.txwait}

@@ -30,8 +30,9 @@ export const CHAIN_ID = 84538453;
 // 8 and 9, so that the files can run at the same time against one node
 // without nonce races; the dapp flow (js/dapp-ethers) uses key 4, which is
 // free on the HTTP suites' node (the WebSocket suites have a node of their
-// own). The replica suite (js/replica-*) and the Flashblocks suites
-// (js/flashblocks-*: ethers key 0, viem key 2) have nodes of their own.
+// own). The Flashblocks suites (js/flashblocks-*: ethers key 0, viem key 2)
+// and the replica suites (js/replica-*: replica-ethers key 0,
+// replica-defaults key 1) have nodes of their own.
 export const KEYS = [
   "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80",
   "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d",

@@ -155,7 +155,7 @@ func (e *Explorer) account(r *request, d *addressData) error {
 	d.Balance, d.Nonce = latest.Balance.ToBig(), latest.Nonce
 	d.PendingBalance = pend.Balance.ToBig()
 	// As eth_getTransactionCount("pending"): pooled transactions count too.
-	d.PendingNonce = max(pend.Nonce, e.deps.Pool.Nonce(d.Address))
+	d.PendingNonce = e.deps.Pool.PendingNonce(d.Address, pend.Nonce)
 	if hash := common.BytesToHash(latest.CodeHash); hash != types.EmptyCodeHash {
 		d.Contract = true
 		d.CodeSize = r.snap.LatestReader().CodeSize(d.Address, hash)

@@ -106,8 +106,9 @@ func (h indexHistory) Snapshot() (HistorySnapshot, error) {
 type Pool interface {
 	// Get returns a pooled transaction, or nil.
 	Get(hash common.Hash) *types.Transaction
-	// Nonce returns an address's next nonce counting pooled transactions.
-	Nonce(addr common.Address) uint64
+	// PendingNonce returns the next nonce of an address whose nonce in
+	// the pending state is stateNonce, counting pooled transactions.
+	PendingNonce(addr common.Address, stateNonce uint64) uint64
 }
 
 // Tokens is the B20 token index (node/stocks' *Index).

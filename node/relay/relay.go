@@ -1,14 +1,17 @@
 // Package relay carries what a read replica cannot do itself to the
 // sequencer, over NATS request-reply on the connection that carries the
-// sequencer's log: a raw transaction (eth_sendRawTransaction) and a faucet
-// drip. The replica answers its client with the sequencer's reply, error
-// text included, so nonce and fee errors read as on the sequencer.
+// sequencer's log: a raw transaction (eth_sendRawTransaction), a faucet
+// drip, and the question whether the sequencer knows a transaction
+// (base_transactionStatus, for one the replica has not seen). The replica
+// answers its client with the sequencer's reply, error text included, so
+// nonce and fee errors read as on the sequencer.
 //
 // Subjects, beside the log's stocknode.<chainID>.log.*, end with the
 // replica's identity (its nkey's public key, or "anonymous"):
 //
-//	stocknode.<chainID>.relay.tx.<id>    request: the transaction's binary encoding
-//	stocknode.<chainID>.relay.drip.<id>  request: a faucet.DripRequest as JSON
+//	stocknode.<chainID>.relay.tx.<id>      request: the transaction's binary encoding
+//	stocknode.<chainID>.relay.drip.<id>    request: a faucet.DripRequest as JSON
+//	stocknode.<chainID>.relay.status.<id>  request: a transaction's hash, 32 bytes
 //
 // The embedded server lets a replica publish only on its own identity's
 // subjects (node/natsauth), so the sequencer knows who asks; a replica
@@ -19,8 +22,9 @@
 //
 // Replies start with one status byte: 0 and nothing more for an accepted
 // transaction, 1 and the error's text for a refused one; a drip's reply is
-// 0 and its faucet.DripResult as JSON. A transaction request with the
-// header Stocknode-Admission asks whether the transaction can run now
+// 0 and its faucet.DripResult as JSON; a status's is 0 and Base's word for
+// it, Known or Unknown. A transaction request with the header
+// Stocknode-Admission asks whether the transaction can run now
 // (eth_sendRawTransactionSync, admission.go): see Submit.
 package relay
 
@@ -35,6 +39,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nkeys"
@@ -64,6 +69,12 @@ const Anonymous = "anonymous"
 
 const headerSignature = "Stocknode-Signature"
 
+// Base's words for a transaction's status (base_transactionStatus).
+const (
+	statusKnown   = "Known"
+	statusUnknown = "Unknown"
+)
+
 func subject(chainID uint64, what, id string) string {
 	return "stocknode." + strconv.FormatUint(chainID, 10) + ".relay." + what + "." + id
 }
@@ -83,6 +94,9 @@ type Handlers struct {
 	Submit func(from string, tx *types.Transaction) (Admission, error)
 	// Drip runs a faucet drip; nil: the faucet is off.
 	Drip func(ctx context.Context, from string, req faucet.DripRequest) faucet.DripResult
+	// Known reports whether the sequencer knows a transaction: pooled,
+	// pre-confirmed or sealed.
+	Known func(from string, hash common.Hash) bool
 }
 
 // Server answers replicas' requests on the sequencer.
@@ -100,8 +114,9 @@ func Serve(nc *nats.Conn, chainID uint64, h Handlers, concurrency int, log *slog
 	}
 	s := &Server{sem: make(chan struct{}, concurrency), log: log}
 	for what, handle := range map[string]func(from string, m *nats.Msg) []byte{
-		"tx":   func(from string, m *nats.Msg) []byte { return h.txReply(from, m) },
-		"drip": func(from string, m *nats.Msg) []byte { return dripReply(h.Drip, from, m.Data) },
+		"tx":     func(from string, m *nats.Msg) []byte { return h.txReply(from, m) },
+		"drip":   func(from string, m *nats.Msg) []byte { return dripReply(h.Drip, from, m.Data) },
+		"status": func(from string, m *nats.Msg) []byte { return statusReply(h.Known, from, m.Data) },
 	} {
 		subj := subject(chainID, what, "*")
 		sub, err := nc.QueueSubscribe(subj, queue, s.handler(handle))
@@ -216,6 +231,20 @@ func dripReply(drip func(context.Context, string, faucet.DripRequest) faucet.Dri
 	return append([]byte{statusOK}, out...)
 }
 
+func statusReply(known func(string, common.Hash) bool, from string, data []byte) []byte {
+	if known == nil {
+		return refused(errors.New("the sequencer does not answer transaction statuses"))
+	}
+	if len(data) != common.HashLength {
+		return refused(fmt.Errorf("decode status: a transaction hash has %d bytes, not %d", common.HashLength, len(data)))
+	}
+	word := statusUnknown
+	if known(from, common.Hash(data)) {
+		word = statusKnown
+	}
+	return append([]byte{statusOK}, word...)
+}
+
 func refused(err error) []byte { return append([]byte{statusRefused}, err.Error()...) }
 
 // message is a request on the client's own subject, signed with its key.
@@ -264,6 +293,10 @@ func (c *Client) Send(tx *types.Transaction) error {
 		return err
 	}
 	reply, err := c.request(context.Background(), "tx", raw)
+	var late *lateError
+	if errors.As(err, &late) {
+		return fmt.Errorf("%w; the transaction may still be pooled: check its hash before sending again", err)
+	}
 	if err != nil {
 		return err
 	}
@@ -271,6 +304,22 @@ func (c *Client) Send(tx *types.Transaction) error {
 		return fmt.Errorf("unexpected reply to transaction %s", tx.Hash())
 	}
 	return nil
+}
+
+// Known asks the sequencer whether it knows the transaction: pooled,
+// pre-confirmed or sealed.
+func (c *Client) Known(ctx context.Context, hash common.Hash) (bool, error) {
+	reply, err := c.request(ctx, "status", hash[:])
+	if err != nil {
+		return false, err
+	}
+	switch string(reply) {
+	case statusKnown:
+		return true, nil
+	case statusUnknown:
+		return false, nil
+	}
+	return false, fmt.Errorf("unexpected reply %q to the status of transaction %s", reply, hash)
 }
 
 // Drip runs a drip on the sequencer's faucet.
@@ -298,6 +347,13 @@ func (c *Client) Drip(ctx context.Context, req faucet.DripRequest) faucet.DripRe
 type RefusedError struct{ Text string }
 
 func (e *RefusedError) Error() string { return e.Text }
+
+// lateError is a request the sequencer did not answer in time.
+type lateError struct{ timeout time.Duration }
+
+func (e *lateError) Error() string {
+	return fmt.Sprintf("the sequencer did not answer within %v", e.timeout)
+}
 
 // noResponderGrace is how long a request that finds no sequencer
 // subscribed is sent again before the replica says the sequencer is not
@@ -342,7 +398,7 @@ func (c *Client) send(ctx context.Context, req *nats.Msg) (byte, []byte, error) 
 	case errors.Is(err, nats.ErrPermissionViolation):
 		return 0, nil, fmt.Errorf("the NATS server does not let this replica (%s) relay: admit its key on the sequencer (stocknode replica-key): %w", c.id, err)
 	case errors.Is(err, context.DeadlineExceeded):
-		return 0, nil, fmt.Errorf("the sequencer did not answer within %v; the transaction may still be pooled: check its hash before sending again", c.timeout)
+		return 0, nil, &lateError{timeout: c.timeout}
 	case err != nil:
 		return 0, nil, fmt.Errorf("relay to the sequencer: %w", err)
 	}

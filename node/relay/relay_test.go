@@ -216,6 +216,7 @@ func TestGarbage(t *testing.T) {
 			t.Error("a garbage drip reached the faucet")
 			return faucet.DripResult{}
 		},
+		Known: func(string, common.Hash) bool { t.Error("a garbage hash was looked up"); return false },
 	}, 0)
 	c := n.client(0)
 	for _, tc := range []struct {
@@ -227,6 +228,9 @@ func TestGarbage(t *testing.T) {
 		{"tx", nil, "decode transaction: "},
 		{"drip", []byte(`{"to":`), "decode drip: "},
 		{"drip", []byte(`{"client":"not an address"}`), "decode drip: "},
+		{"status", nil, "decode status: "},
+		{"status", make([]byte, 31), "decode status: "},
+		{"status", make([]byte, 33), "decode status: "},
 	} {
 		_, err := c.request(context.Background(), tc.what, tc.data)
 		var refused *RefusedError
@@ -314,6 +318,7 @@ func TestUnsignedRequestRefused(t *testing.T) {
 			t.Error("an unsigned drip reached the faucet")
 			return faucet.DripResult{}
 		},
+		Known: func(string, common.Hash) bool { t.Error("an unsigned status request was answered"); return true },
 	}, 0)
 	raw, err := transfer(t, 0).MarshalBinary()
 	if err != nil {
@@ -329,6 +334,7 @@ func TestUnsignedRequestRefused(t *testing.T) {
 		"unsigned": {Subject: signed.Subject, Data: raw},
 		"tampered": tampered,
 		"drip":     {Subject: subject(chainID, "drip", mustPub(t, n.replica)), Data: []byte(`{"to":"0x00000000000000000000000000000000000000d1"}`)},
+		"status":   {Subject: subject(chainID, "status", mustPub(t, n.replica)), Data: make([]byte, common.HashLength)},
 	} {
 		reply, err := n.seq.Request(m.Subject, m.Data, 5*time.Second)
 		if m.Header != nil {
@@ -340,5 +346,62 @@ func TestUnsignedRequestRefused(t *testing.T) {
 		if reply.Data[0] != statusRefused || !strings.Contains(string(reply.Data[1:]), mustPub(t, n.replica)) {
 			t.Errorf("%s request answered %q, want a refusal naming the replica", name, reply.Data)
 		}
+	}
+}
+
+// TestKnown: the sequencer's word on a transaction's status, asked with
+// its hash by the replica that names itself, is the replica's; a
+// sequencer that cannot answer is an error, never Unknown, which
+// clients take to mean the transaction was dropped.
+func TestKnown(t *testing.T) {
+	hash := common.HexToHash("0x5a5a")
+	release := make(chan struct{})
+	t.Cleanup(func() { close(release) })
+	cases := []struct {
+		name    string
+		serve   bool
+		known   func(string, common.Hash) bool // the sequencer's handler
+		timeout time.Duration
+		want    bool
+		wantErr string
+	}{
+		{"known", true, func(string, common.Hash) bool { return true }, 0, true, ""},
+		{"unknown", true, func(string, common.Hash) bool { return false }, 0, false, ""},
+		{"not answered by this sequencer", true, nil, 0, false, "the sequencer does not answer transaction statuses"},
+		{"no sequencer", false, nil, 0, false, "the sequencer is not reachable"},
+		{"slow sequencer", true, func(string, common.Hash) bool { <-release; return true }, 50 * time.Millisecond, false, "the sequencer did not answer within 50ms"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			n := newNetwork(t)
+			asked := make(chan string, 1)
+			if c.serve {
+				h := Handlers{Send: func(string, *types.Transaction) error { return nil }}
+				if c.known != nil {
+					h.Known = func(from string, h common.Hash) bool {
+						if h != hash {
+							t.Errorf("the sequencer was asked about %s, want %s", h, hash)
+						}
+						asked <- from
+						return c.known(from, h)
+					}
+				}
+				n.serve(h, 0)
+			}
+			known, err := n.client(c.timeout).Known(context.Background(), hash)
+			switch {
+			case c.wantErr == "" && err != nil:
+				t.Fatalf("Known: %v", err)
+			case c.wantErr != "" && (err == nil || !strings.Contains(err.Error(), c.wantErr) || strings.Contains(err.Error(), "pooled")):
+				t.Fatalf("Known: %v, want an error saying %q", err, c.wantErr)
+			case known != c.want:
+				t.Fatalf("Known = %v, want %v", known, c.want)
+			}
+			if c.wantErr == "" {
+				if from, want := <-asked, mustPub(t, n.replica); from != want {
+					t.Fatalf("the sequencer was told the replica %q asked, want %s", from, want)
+				}
+			}
+		})
 	}
 }

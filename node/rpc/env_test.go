@@ -48,6 +48,8 @@ type testConfig struct {
 	rpc    Config
 	calls  pool.Config
 	txwait txwait.Config
+	// known is the backend's Known: a replica's question to its sequencer.
+	known func(ctx context.Context, hash common.Hash) (bool, error)
 }
 
 // option adjusts a test node's configuration.
@@ -93,7 +95,7 @@ func newTestNode(t testing.TB, blockTime, preconf time.Duration, options ...opti
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); seq.Run(ctx) }()
-	srv := New(tc.rpc, Backend{Chain: c, Pool: txs, Snapshots: store, Calls: calls, TxWait: waiters}, nil)
+	srv := New(tc.rpc, Backend{Chain: c, Pool: txs, Snapshots: store, Calls: calls, TxWait: waiters, Known: tc.known}, nil)
 	t.Cleanup(func() {
 		waiters.Close()
 		cancel()

@@ -1,7 +1,9 @@
 package rpc
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"math/big"
 	"slices"
 	"strings"
@@ -235,5 +237,62 @@ func TestBaseTransactionStatus(t *testing.T) {
 		if resp.Error == nil || resp.Error.Code != -32602 {
 			t.Errorf("base_transactionStatus(%s) = %s, %+v; want -32602", params, resp.Result, resp.Error)
 		}
+	}
+}
+
+// On a read replica, base_transactionStatus asks the sequencer about a
+// transaction the replica does not know, within the request's deadline,
+// and only then; when the sequencer does not say, the answer is an error,
+// not Unknown.
+func TestBaseTransactionStatusAsksSequencer(t *testing.T) {
+	var (
+		answer error // the sequencer's failure; nil: it answers known
+		known  bool
+		asked  []common.Hash
+	)
+	n := newTestNode(t, 50*time.Millisecond, 10*time.Millisecond, func(tc *testConfig) {
+		tc.known = func(ctx context.Context, hash common.Hash) (bool, error) {
+			if _, ok := ctx.Deadline(); !ok {
+				t.Error("the sequencer is asked without a deadline")
+			}
+			asked = append(asked, hash)
+			return known, answer
+		}
+	})
+	to := common.HexToAddress("0x00000000000000000000000000000000000000bb")
+	raw, local := n.signed(6, 0, big.NewInt(params.GWei), &to, nil, params.TxGas)
+	var sent common.Hash
+	n.result(&sent, "eth_sendRawTransaction", raw)
+	n.waitSealed(local)
+	elsewhere := common.HexToHash("0x" + strings.Repeat("cd", 32))
+
+	cases := []struct {
+		name    string
+		hash    common.Hash
+		known   bool
+		answer  error
+		want    string // the status, or the error's words
+		asksSeq bool
+	}{
+		{"known to the replica", local, false, nil, "Known", false},
+		{"known to the sequencer", elsewhere, true, nil, "Known", true},
+		{"known to neither", elsewhere, false, nil, "Unknown", true},
+		{"the sequencer does not answer", elsewhere, false, errors.New("the sequencer is not reachable"), "the sequencer is not reachable", true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			known, answer, asked = c.known, c.answer, nil
+			resp := n.call("base_transactionStatus", c.hash)
+			got := string(resp.Result)
+			if resp.Error != nil {
+				got = resp.Error.Message
+			}
+			if !strings.Contains(got, c.want) || (c.answer == nil) != (resp.Error == nil) {
+				t.Errorf("base_transactionStatus = %s, %+v; want %s", resp.Result, resp.Error, c.want)
+			}
+			if asksSeq := len(asked) > 0; asksSeq != c.asksSeq || (asksSeq && asked[0] != c.hash) {
+				t.Errorf("the sequencer was asked about %v, want asked %v about %s", asked, c.asksSeq, c.hash)
+			}
+		})
 	}
 }

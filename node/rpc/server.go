@@ -4,11 +4,14 @@
 package rpc
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
 	"sync"
 	"time"
+
+	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/stocknode/stocknode/codec"
 	"github.com/stocknode/stocknode/metrics"
@@ -113,6 +116,10 @@ type Backend struct {
 	// TxWait holds eth_sendRawTransactionSync's waiters, woken by the
 	// sequencer's listeners; nil: the method answers that it is off.
 	TxWait *txwait.Registry
+	// Known, on a read replica, asks the sequencer whether it knows a
+	// transaction that the replica does not (base_transactionStatus);
+	// nil on the sequencer.
+	Known func(ctx context.Context, hash common.Hash) (bool, error)
 }
 
 // Server dispatches JSON-RPC requests. It is safe for concurrent use.

@@ -60,7 +60,7 @@ func ethGetTransactionCount(s *Server, r *request) error {
 	if v.pending {
 		// Wallets ask the pending nonce for their next transaction: count
 		// the pooled ones not yet pre-confirmed too, as geth does.
-		nonce = max(nonce, s.b.Pool.Nonce(addr))
+		nonce = s.b.Pool.PendingNonce(addr, nonce)
 	}
 	r.out = codec.AppendUint64(r.out, nonce)
 	return nil

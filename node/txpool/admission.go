@@ -93,13 +93,9 @@ func (p *Pool) forwardSubmit(tx *types.Transaction) (Admission, error) {
 	if err != nil {
 		return Admission{}, err
 	}
-	if adm.Queued {
-		// Its nonce is not the sender's next: remember the transaction
-		// (eth_getTransactionByHash), not its nonce.
-		p.fwd.addTx(tx)
-	} else {
-		p.fwd.add(from, tx)
-	}
+	// A queued one is behind a gap: PendingNonce counts it only once the
+	// gap is filled.
+	p.fwd.add(from, tx)
 	return adm, nil
 }
 

@@ -26,10 +26,10 @@ const maxForwarded = 1 << 16
 // wallet that sends twice in a row through a replica must not reuse a
 // nonce.
 type forwarded struct {
-	mu    sync.Mutex
-	txs   map[common.Hash]forwardedTx
-	nonce map[common.Address]forwardedNonce
-	now   func() time.Time
+	mu     sync.Mutex
+	txs    map[common.Hash]forwardedTx
+	nonces map[common.Address]map[uint64]time.Time // each sender's forwarded nonces, when last forwarded
+	now    func() time.Time
 }
 
 type forwardedTx struct {
@@ -37,42 +37,25 @@ type forwardedTx struct {
 	at time.Time
 }
 
-type forwardedNonce struct {
-	next uint64
-	at   time.Time
-}
-
 func newForwarded() *forwarded {
-	return &forwarded{txs: map[common.Hash]forwardedTx{}, nonce: map[common.Address]forwardedNonce{}, now: time.Now}
+	return &forwarded{txs: map[common.Hash]forwardedTx{}, nonces: map[common.Address]map[uint64]time.Time{}, now: time.Now}
 }
 
 // add records tx, sent by from, as accepted by the sequencer.
 func (f *forwarded) add(from common.Address, tx *types.Transaction) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	now := f.remember(tx)
-	if n, ok := f.nonce[from]; !ok || n.next <= tx.Nonce() || now.Sub(n.at) > forwardedTTL {
-		f.nonce[from] = forwardedNonce{next: tx.Nonce() + 1, at: now}
-	}
-}
-
-// addTx records tx as accepted by the sequencer without its nonce: one
-// queued behind a gap is not its sender's next.
-func (f *forwarded) addTx(tx *types.Transaction) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.remember(tx)
-}
-
-// remember stores tx and returns the time it counts from; the caller
-// holds mu.
-func (f *forwarded) remember(tx *types.Transaction) time.Time {
 	now := f.now()
 	if len(f.txs) >= maxForwarded {
 		f.prune(now)
 	}
 	f.txs[tx.Hash()] = forwardedTx{tx: tx, at: now}
-	return now
+	sent := f.nonces[from]
+	if sent == nil {
+		sent = map[uint64]time.Time{}
+		f.nonces[from] = sent
+	}
+	sent[tx.Nonce()] = now
 }
 
 // get returns a remembered transaction, or nil.
@@ -86,33 +69,45 @@ func (f *forwarded) get(hash common.Hash) *types.Transaction {
 	return e.tx
 }
 
-// next returns the nonce after addr's last forwarded transaction (0: none
-// remembered).
-func (f *forwarded) next(addr common.Address) uint64 {
+// next returns addr's next nonce from nonce on: past every remembered
+// transaction of addr that follows it without a gap. A forwarded
+// transaction behind a gap is not executable, and the sequencer's pool
+// does not count it either.
+func (f *forwarded) next(addr common.Address, nonce uint64) uint64 {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	n, ok := f.nonce[addr]
-	if !ok || f.now().Sub(n.at) > forwardedTTL {
-		return 0
+	now := f.now()
+	sent := f.nonces[addr]
+	for {
+		at, ok := sent[nonce]
+		if !ok || now.Sub(at) > forwardedTTL {
+			return nonce
+		}
+		nonce++
 	}
-	return n.next
 }
 
 // prune drops expired entries; a flood of forwards faster than the chain
-// takes them clears the memory.
+// takes them clears the memory. Every remembered nonce came with a
+// remembered transaction, so the transactions' count bounds both.
 func (f *forwarded) prune(now time.Time) {
 	for h, e := range f.txs {
 		if now.Sub(e.at) > forwardedTTL {
 			delete(f.txs, h)
 		}
 	}
-	for a, n := range f.nonce {
-		if now.Sub(n.at) > forwardedTTL {
-			delete(f.nonce, a)
+	for a, sent := range f.nonces {
+		for n, at := range sent {
+			if now.Sub(at) > forwardedTTL {
+				delete(sent, n)
+			}
+		}
+		if len(sent) == 0 {
+			delete(f.nonces, a)
 		}
 	}
-	if len(f.txs) >= maxForwarded || len(f.nonce) >= maxForwarded {
+	if len(f.txs) >= maxForwarded {
 		clear(f.txs)
-		clear(f.nonce)
+		clear(f.nonces)
 	}
 }

@@ -18,29 +18,35 @@ func TestForwardedRemembers(t *testing.T) {
 	f := newForwarded()
 	f.now = func() time.Time { return now }
 	alice, bob := common.Address{1}, common.Address{2}
-	tx0, tx1, tx5 := legacyTx(0), legacyTx(1), legacyTx(5)
+	tx0, tx1, tx2, tx5 := legacyTx(0), legacyTx(1), legacyTx(2), legacyTx(5)
 	f.add(alice, tx0)
 	f.add(alice, tx1)
-	f.add(alice, legacyTx(0)) // a resend of an older nonce does not lower it
-	f.add(bob, tx5)
+	f.add(alice, tx2)
+	f.add(alice, legacyTx(0)) // a resend of an older nonce changes nothing
+	f.add(bob, tx5)           // behind a gap while bob's pending nonce is below 5
 	for _, tt := range []struct {
+		name    string
 		after   time.Duration
 		addr    common.Address
+		from    uint64 // the nonce in the pending state
 		next    uint64
 		hash    common.Hash
 		present bool
 	}{
-		{0, alice, 2, tx1.Hash(), true},
-		{0, bob, 6, tx5.Hash(), true},
-		{0, common.Address{3}, 0, common.Hash{9}, false},
-		{forwardedTTL + time.Second, alice, 0, tx0.Hash(), false}, // forgotten once it must have been pre-confirmed
+		{"a burst in a row", 0, alice, 0, 3, tx2.Hash(), true},
+		{"partly pre-confirmed", 0, alice, 2, 3, tx1.Hash(), true},
+		{"all pre-confirmed and more", 0, alice, 7, 7, tx0.Hash(), true},
+		{"behind a gap", 0, bob, 3, 3, tx5.Hash(), true},
+		{"the gap filled", 0, bob, 5, 6, tx5.Hash(), true},
+		{"never forwarded", 0, common.Address{3}, 4, 4, common.Hash{9}, false},
+		{"forgotten once it must have been pre-confirmed", forwardedTTL + time.Second, alice, 0, 0, tx0.Hash(), false},
 	} {
 		now = time.Unix(1000, 0).Add(tt.after)
-		if got := f.next(tt.addr); got != tt.next {
-			t.Errorf("after %v: next(%x) = %d, want %d", tt.after, tt.addr[:1], got, tt.next)
+		if got := f.next(tt.addr, tt.from); got != tt.next {
+			t.Errorf("%s: next(%x, %d) = %d, want %d", tt.name, tt.addr[:1], tt.from, got, tt.next)
 		}
 		if got := f.get(tt.hash) != nil; got != tt.present {
-			t.Errorf("after %v: get(%x) present %v, want %v", tt.after, tt.hash[:2], got, tt.present)
+			t.Errorf("%s: get(%x) present %v, want %v", tt.name, tt.hash[:2], got, tt.present)
 		}
 	}
 }
@@ -53,7 +59,11 @@ func TestForwardedBounded(t *testing.T) {
 		a[0], a[1], a[2] = byte(i), byte(i>>8), byte(i>>16)
 		f.add(a, legacyTx(uint64(i)))
 	}
-	if len(f.txs) > maxForwarded || len(f.nonce) > maxForwarded {
-		t.Fatalf("%d transactions and %d nonces remembered, want at most %d", len(f.txs), len(f.nonce), maxForwarded)
+	nonces := 0
+	for _, sent := range f.nonces {
+		nonces += len(sent)
+	}
+	if len(f.txs) > maxForwarded || nonces > maxForwarded {
+		t.Fatalf("%d transactions and %d nonces remembered, want at most %d", len(f.txs), nonces, maxForwarded)
 	}
 }

@@ -52,7 +52,7 @@ func New(c *chain.Chain, cfg Config) (*Pool, error) {
 	if cfg.AccountSlots > 0 {
 		lpConfig.AccountSlots = cfg.AccountSlots
 	}
-	legacy := legacypool.New(lpConfig, c.BlockChain())
+	legacy := &fenced{LegacyPool: legacypool.New(lpConfig, c.BlockChain()), signer: types.LatestSigner(c.Config())}
 	// A zero minimum tip: transactions pay at least the base fee (checked in
 	// Add), the tip is the sender's choice, as on anvil.
 	pool, err := gethpool.New(0, c.BlockChain(), []gethpool.SubPool{legacy})
@@ -87,7 +87,8 @@ func (p *Pool) Add(tx *types.Transaction) error {
 	}
 	// sync: return once the transaction is promoted, so the pending nonce a
 	// wallet asks for next already counts it (two sends in a row would
-	// otherwise share a nonce). Concurrent adds share one promotion pass.
+	// otherwise share a nonce). Concurrent adds share one promotion pass,
+	// never a reset's (fenced).
 	if err := p.pool.Add([]*types.Transaction{tx}, true)[0]; err != nil {
 		return err
 	}
@@ -150,11 +151,19 @@ func (p *Pool) Get(hash common.Hash) *types.Transaction {
 }
 
 // Nonce returns the next nonce of addr with every pooled executable (or
-// lately forwarded) transaction applied.
-func (p *Pool) Nonce(addr common.Address) uint64 {
-	n := p.pool.PoolNonce(addr)
+// lately forwarded) transaction applied. A replica's pool holds none of
+// the pre-confirmed transactions its forwarded ones follow: ask it
+// PendingNonce.
+func (p *Pool) Nonce(addr common.Address) uint64 { return p.PendingNonce(addr, 0) }
+
+// PendingNonce returns the next nonce of addr, whose nonce in the pending
+// state is stateNonce, with every pooled executable (or lately forwarded
+// and executable) transaction applied: eth_getTransactionCount's pending
+// nonce.
+func (p *Pool) PendingNonce(addr common.Address, stateNonce uint64) uint64 {
+	n := max(stateNonce, p.pool.PoolNonce(addr))
 	if p.fwd != nil {
-		n = max(n, p.fwd.next(addr))
+		n = p.fwd.next(addr, n)
 	}
 	return n
 }

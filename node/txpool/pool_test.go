@@ -3,10 +3,13 @@ package txpool_test
 import (
 	"context"
 	"crypto/ecdsa"
+	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"math/big"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -51,21 +54,11 @@ func newFixture(t *testing.T) *fixture {
 	}
 	f := &fixture{chain: c, pool: pool, keys: keys, signer: types.LatestSigner(c.Config())}
 
-	store := new(pending.Store)
-	seq, err := sequencer.New(sequencer.Config{BlockTime: 50 * time.Millisecond, PreconfInterval: 50 * time.Millisecond, GasCeil: chain.PreviewGasLimit},
-		c, pool, store, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { defer close(done); seq.Run(ctx) }()
 	t.Cleanup(func() {
-		cancel()
-		<-done
 		pool.Close()
 		c.Close()
 	})
+	stop := f.runSequencer(t, sequencer.Config{BlockTime: 50 * time.Millisecond, PreconfInterval: 50 * time.Millisecond, GasCeil: chain.PreviewGasLimit})
 	if err := pool.Add(f.dynamic(t, keys[0], 0, 21000, big.NewInt(10*params.GWei), nil)); err != nil {
 		t.Fatal(err)
 	}
@@ -76,12 +69,28 @@ func newFixture(t *testing.T) *fixture {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	cancel()
-	<-done
+	stop()
 	if err := pool.Sync(); err != nil {
 		t.Fatal(err)
 	}
 	return f
+}
+
+// runSequencer produces blocks from the pool until the returned stop (or
+// the test's cleanup) is called.
+func (f *fixture) runSequencer(t *testing.T, cfg sequencer.Config) (stop func()) {
+	t.Helper()
+	seq, err := sequencer.New(cfg, f.chain, f.pool, new(pending.Store), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); seq.Run(ctx) }()
+	var once sync.Once
+	stop = func() { once.Do(func() { cancel(); <-done }) }
+	t.Cleanup(stop)
+	return stop
 }
 
 func (f *fixture) dynamic(t *testing.T, key *ecdsa.PrivateKey, nonce, gas uint64, feeCap *big.Int, data []byte) *types.Transaction {
@@ -188,4 +197,108 @@ func (f *fixture) blobTx(t *testing.T) *types.Transaction {
 		t.Fatal(err)
 	}
 	return tx
+}
+
+// TestAddCountsInPendingNonce: once Add returns, the sender's pending
+// nonce counts the transaction, even when the pool takes in a new block
+// (a reset) while it adds. Senders send in a row while blocks are sealed
+// every few milliseconds, so adds keep racing resets; legacypool folds a
+// reset and a concurrent add into one promotion pass whose nonces come
+// from the new head alone, and a transaction following one still pending
+// stayed queued until the next block.
+func TestAddCountsInPendingNonce(t *testing.T) {
+	f := newFixture(t)
+	f.runSequencer(t, sequencer.Config{BlockTime: 5 * time.Millisecond, PreconfInterval: 5 * time.Millisecond, GasCeil: chain.PreviewGasLimit})
+	const sends = 40
+	senders := f.keys[1:]
+	errs := make(chan error, len(senders))
+	var wg sync.WaitGroup
+	for _, key := range senders {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs <- f.sendInARow(t, key, sends)
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+// sendInARow sends n transfers from key, each at the pending nonce that
+// the pool reports after the previous one was added.
+func (f *fixture) sendInARow(t *testing.T, key *ecdsa.PrivateKey, n int) error {
+	from := crypto.PubkeyToAddress(key.PublicKey)
+	for range n {
+		nonce := f.pool.Nonce(from)
+		tx := f.dynamic(t, key, nonce, 21000, big.NewInt(10*params.GWei), nil)
+		if err := f.pool.Add(tx); err != nil {
+			return fmt.Errorf("%s: add nonce %d: %w", from, nonce, err)
+		}
+		if got := f.pool.Nonce(from); got != nonce+1 {
+			pending, queued := f.pool.ContentFrom(from)
+			return fmt.Errorf("%s: pending nonce %d right after adding nonce %d (%d pending, %d queued)", from, got, nonce, len(pending), len(queued))
+		}
+	}
+	return nil
+}
+
+// TestForwardedPendingNonce: on a replica, the pending nonce counts a
+// transaction the sequencer accepted as soon as the send returns, never
+// one it refused, nor one behind a nonce gap until the gap is filled.
+func TestForwardedPendingNonce(t *testing.T) {
+	f := newFixture(t)
+	key := f.keys[2]
+	from := crypto.PubkeyToAddress(key.PublicKey)
+	refused := errors.New("refused by the sequencer")
+	var refuse bool
+	f.pool.ForwardTo(sendFunc(func(*types.Transaction) error {
+		if refuse {
+			return refused
+		}
+		return nil
+	}))
+	steps := []struct {
+		name   string
+		nonce  uint64
+		refuse bool
+		state  uint64 // the nonce in the replica's pending state
+		want   uint64
+	}{
+		{"first", 0, false, 0, 1},
+		{"second in a row", 1, false, 0, 2},
+		{"refused", 2, true, 0, 2},
+		{"sent again, accepted", 2, false, 0, 3},
+		{"behind a gap", 5, false, 0, 3},
+		{"next in a row", 3, false, 0, 4},
+		{"filling the gap", 4, false, 0, 6},
+		{"some pre-confirmed", 6, false, 4, 7},
+		{"all pre-confirmed", 7, false, 9, 9},
+	}
+	for _, st := range steps {
+		refuse = st.refuse
+		tx := f.dynamic(t, key, st.nonce, 21000, big.NewInt(10*params.GWei), nil)
+		if err := f.pool.Add(tx); (err != nil) != st.refuse {
+			t.Fatalf("%s: Add(nonce %d) = %v, want refused %v", st.name, st.nonce, err, st.refuse)
+		}
+		if got := f.pool.PendingNonce(from, st.state); got != st.want {
+			t.Errorf("%s: pending nonce %d after nonce %d, want %d", st.name, got, st.nonce, st.want)
+		}
+		if got := f.pool.Get(tx.Hash()) != nil; got == st.refuse {
+			t.Errorf("%s: Get(nonce %d) found %v", st.name, st.nonce, got)
+		}
+	}
+}
+
+// sendFunc is a Forwarder whose sequencer answers every transaction with
+// the function's error.
+type sendFunc func(*types.Transaction) error
+
+func (f sendFunc) Send(tx *types.Transaction) error { return f(tx) }
+func (f sendFunc) Submit(tx *types.Transaction) (txpool.Admission, error) {
+	return txpool.Admission{}, f(tx)
 }
