@@ -650,17 +650,21 @@ func TestEthclientLogsAndFilters(t *testing.T) {
 		t.Errorf("SubscribeFilterLogs over HTTP: %v, want rpc.ErrNotificationsUnsupported", err)
 	}
 
-	filter := map[string]any{"address": token, "topics": [][]common.Hash{{transferID}}}
+	start, err := c.BlockNumber(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// From start on: eth_getFilterLogs reads the filter's own range, and
+	// one from latest (the default) would read only the head block, as on
+	// geth. The owner's transfers only: the deployment's mint may be in
+	// that range.
+	filter := map[string]any{"address": token, "topics": [][]common.Hash{{transferID}, {common.BytesToHash(owner.addr.Bytes())}}, "fromBlock": hexutil.Uint64(start)}
 	var logFilter, blockFilter string
 	if err := rc.CallContext(ctx, &logFilter, "eth_newFilter", filter); err != nil {
 		t.Fatalf("eth_newFilter: %v", err)
 	}
 	if err := rc.CallContext(ctx, &blockFilter, "eth_newBlockFilter"); err != nil {
 		t.Fatalf("eth_newBlockFilter: %v", err)
-	}
-	start, err := c.BlockNumber(ctx)
-	if err != nil {
-		t.Fatal(err)
 	}
 
 	recipients := []common.Address{freshAddress(t), freshAddress(t), freshAddress(t)}

@@ -88,7 +88,7 @@ func (s *Server) blockByHashArg(r *request, i int) (blockRef, error) {
 		return blockRef{block: r.snap.Head}, nil
 	}
 	block := s.b.Chain.BlockChain().GetBlockByHash(hash)
-	if block == nil || block.NumberU64() > r.snap.Head.NumberU64() {
+	if block == nil || block.NumberU64() > r.current.Head.NumberU64() {
 		if r.view == Preconf {
 			return s.preconfBlock(r, hash), nil
 		}

@@ -260,8 +260,7 @@ func ethGetFilterLogs(s *Server, r *request) error {
 	if !ok || f.query == nil {
 		return errFilterNotFound
 	}
-	q := f.query
-	logs, err := s.logs(r, q, r.rangeBound(q.from), r.rangeBound(q.to))
+	logs, err := s.rangeLogs(r, f.query)
 	if err != nil {
 		return err
 	}

@@ -236,7 +236,7 @@ func (s *Server) logs(r *request, q *LogFilter, from, to uint64) ([]*types.Log, 
 	c := s.newLogCollector(r, from)
 	if q.blockHash != nil {
 		header := bc.GetHeaderByHash(*q.blockHash)
-		if header == nil || header.Number.Uint64() > r.snap.Head.NumberU64() {
+		if header == nil || header.Number.Uint64() > r.current.Head.NumberU64() {
 			return nil, errors.New("unknown block")
 		}
 		c.from = header.Number.Uint64()
@@ -415,9 +415,30 @@ func ethGetLogs(s *Server, r *request) error {
 	if err != nil {
 		return argError(0, err)
 	}
-	logs, err := s.logs(r, q, r.rangeBound(q.from), r.rangeBound(q.to))
+	logs, err := s.rangeLogs(r, q)
 	if err != nil {
 		return err
 	}
 	return r.writeJSON(logs)
+}
+
+// rangeLogs answers q over its block range (or block hash), as eth_getLogs
+// does. On /, a range that names the pending block by number reaches
+// beyond the head, as on geth: only the pending tag reads pre-confirmed
+// logs there. A range named past a sender's held view (heldSnapshot) is
+// read from the current chain: the client learnt of those blocks
+// elsewhere.
+func (s *Server) rangeLogs(r *request, q *LogFilter) ([]*types.Log, error) {
+	for _, b := range []codec.BlockParam{q.from, q.to} {
+		if b.Tag != codec.TagNumber {
+			continue
+		}
+		if r.view == Standard && b.Number > r.current.Head.NumberU64() {
+			return nil, errRangeIntoFuture
+		}
+		if b.Number > r.snap.Head.NumberU64() {
+			r.snap = r.current
+		}
+	}
+	return s.logs(r, q, r.rangeBound(q.from), r.rangeBound(q.to))
 }

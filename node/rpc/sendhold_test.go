@@ -2,6 +2,7 @@ package rpc
 
 import (
 	"net/netip"
+	"strings"
 	"testing"
 	"time"
 
@@ -94,6 +95,16 @@ func TestSenderSeesTheChainBeforeItsBlock(t *testing.T) {
 		t.Fatalf("the sender within the hold: receipt %v, block %v, latest %d (the transfer sealed in %d), balance %v latest and %v pending, pending nonce %d",
 			receipt, tx["blockHash"], latest, block, balance.ToInt(), pendingBalance.ToInt(), nonce)
 	}
+	// A block named by number or hash past the held head was learnt of
+	// elsewhere (a push, another client): it reads as sealed.
+	var byNumber, byHash map[string]any
+	var logs []map[string]any
+	n.result(&byNumber, "eth_getBlockByNumber", sealed["blockNumber"], false)
+	n.result(&byHash, "eth_getBlockByHash", sealed["blockHash"], false)
+	n.result(&logs, "eth_getLogs", map[string]any{"fromBlock": sealed["blockNumber"], "toBlock": sealed["blockNumber"]})
+	if byNumber == nil || byNumber["hash"] != sealed["blockHash"] || byHash == nil || byHash["number"] != sealed["blockNumber"] {
+		t.Fatalf("the sender within the hold: block %v by number is %v, by hash %v", sealed["blockNumber"], byNumber, byHash)
+	}
 	if n.in(Preconf).result(&receipt, "eth_getTransactionReceipt", hash); receipt == nil || receipt["blockHash"] != sealed["blockHash"] {
 		t.Fatalf("the sender's receipt on /preconf: %v, want the sealed one", receipt)
 	}
@@ -103,5 +114,31 @@ func TestSenderSeesTheChainBeforeItsBlock(t *testing.T) {
 	})
 	if time.Since(sent) < hold || receipt["blockHash"] != sealed["blockHash"] {
 		t.Fatalf("the sender got receipt %v after %v, want the sealed one after %v", receipt, time.Since(sent), hold)
+	}
+}
+
+// On /, a log range that names a block past the head by number reaches
+// into the future, as on geth, pre-confirmed or not; the pending tag
+// reads the pre-confirmed block.
+func TestStandardLogRangeEndsAtTheHead(t *testing.T) {
+	n := newTestNode(t, time.Hour, 10*time.Millisecond)
+	var head hexutil.Uint64
+	n.result(&head, "eth_blockNumber")
+	next := hexutil.Uint64(head + 1)
+	for _, tt := range []struct {
+		name     string
+		view     View
+		from, to any
+		refused  bool
+	}{
+		{"the pending block by number on /", Standard, next, next, true},
+		{"the pending tag on /", Standard, "latest", "pending", false},
+		{"the pending block by number on /preconf", Preconf, next, next, false},
+		{"past the pending block on /preconf", Preconf, next + 1, next + 1, true},
+	} {
+		resp := n.in(tt.view).call("eth_getLogs", map[string]any{"fromBlock": tt.from, "toBlock": tt.to})
+		if refused := resp.Error != nil && strings.Contains(resp.Error.Message, "beyond current head"); refused != tt.refused || (resp.Error != nil && !refused) {
+			t.Errorf("%s: error %+v, want refused %v", tt.name, resp.Error, tt.refused)
+		}
 	}
 }

@@ -168,6 +168,10 @@ type origin struct {
 type request struct {
 	origin
 	snap  *pending.Snapshot // one snapshot for the whole request: no torn reads
+	// current is the newest snapshot when snap is a sender's held view
+	// (heldSnapshot): blocks it names by number or hash beyond snap's
+	// head are read from it. Otherwise it is snap.
+	current *pending.Snapshot
 	args  [maxArgs][]byte
 	nargs int
 	out   []byte
@@ -371,6 +375,7 @@ func (s *Server) handleSingle(o origin, body, dst []byte, ext Extension) []byte 
 	start := time.Now()
 	defer func() { m.duration.Observe(time.Since(start)) }()
 	r.origin, r.snap = o, s.b.Snapshots.Load()
+	r.current = r.snap
 	if o.view == Standard {
 		r.snap = s.heldSnapshot(r)
 	}

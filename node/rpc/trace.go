@@ -97,7 +97,7 @@ func debugTraceBlockByHash(s *Server, r *request) error {
 		return argError(1, err)
 	}
 	block := s.b.Chain.BlockChain().GetBlockByHash(hash)
-	if block == nil || block.NumberU64() > r.snap.Head.NumberU64() {
+	if block == nil || block.NumberU64() > r.current.Head.NumberU64() {
 		return fmt.Errorf("block %s not found", hash.Hex())
 	}
 	b, err := s.sealedTraceBlock(r, block)

@@ -88,7 +88,7 @@ func (s *Server) awaitReceipt(r *request, w *txwait.Waiter, hash common.Hash, ti
 	case err != nil:
 		return err
 	}
-	r.snap = snap
+	r.snap, r.current = snap, snap
 	found, err := s.writeReceipt(r, hash)
 	if err == nil && !found {
 		err = fmt.Errorf("transaction %s was included, but its receipt is not found", hash)

@@ -75,7 +75,10 @@ func (s *Server) latestView(r *request) view {
 }
 
 // header resolves a block parameter to a sealed header, seen from the
-// request's snapshot: blocks above its head do not exist yet.
+// request's snapshot: blocks above its head do not exist yet. A block
+// named by number or hash may be past a held view's head (heldSnapshot):
+// a client that names it learnt of it elsewhere (a push on its WebSocket,
+// another client), and holding it back would be a stale read.
 func (s *Server) header(r *request, bp codec.BlockParam) (*types.Header, error) {
 	bc, head := s.b.Chain.BlockChain(), r.snap.Head
 	switch bp.Tag {
@@ -87,7 +90,7 @@ func (s *Server) header(r *request, bp codec.BlockParam) (*types.Header, error) 
 		bp.Number = 0
 	case codec.TagHash:
 		h := bc.GetHeaderByHash(bp.Hash)
-		if h == nil || h.Number.Uint64() > head.NumberU64() {
+		if h == nil || h.Number.Uint64() > r.current.Head.NumberU64() {
 			return nil, errHashNotFound
 		}
 		if bp.RequireCanonical && bc.GetCanonicalHash(h.Number.Uint64()) != bp.Hash {
@@ -95,7 +98,7 @@ func (s *Server) header(r *request, bp codec.BlockParam) (*types.Header, error) 
 		}
 		return h, nil
 	}
-	if bp.Number > head.NumberU64() {
+	if bp.Number > r.current.Head.NumberU64() {
 		return nil, errHeaderNotFound
 	}
 	if bp.Number == head.NumberU64() {
