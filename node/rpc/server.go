@@ -167,17 +167,17 @@ type origin struct {
 // request is the per-call scratch state, pooled so a hot call allocates nothing.
 type request struct {
 	origin
-	snap  *pending.Snapshot // one snapshot for the whole request: no torn reads
+	snap *pending.Snapshot // one snapshot for the whole request: no torn reads
 	// current is the newest snapshot when snap is a sender's held view
 	// (heldSnapshot): blocks it names by number or hash beyond snap's
 	// head are read from it. Otherwise it is snap.
 	current *pending.Snapshot
-	args  [maxArgs][]byte
-	nargs int
-	out   []byte
-	call  codec.CallArgs // reusable decode buffer for call objects
-	msg   callMessage    // reusable message built from call
-	req   codec.Request
+	args    [maxArgs][]byte
+	nargs   int
+	out     []byte
+	call    codec.CallArgs // reusable decode buffer for call objects
+	msg     callMessage    // reusable message built from call
+	req     codec.Request
 }
 
 // New returns a server over b; reg (may be nil) receives its metrics.
