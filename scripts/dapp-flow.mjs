@@ -17,10 +17,10 @@
 // the preview chain's genesis funds).
 //
 // A bare Wallet, as a dapp has. ethers answers an identical request from a
-// 250 ms cache, longer than a 200 ms block; the node holds a client's own
-// transaction as pooled on / for 300 ms after its send (--rpc.receipt-hold),
-// so that no tx.wait() returns while the pending nonce and the balances read
-// before the send are still in that cache. The second transfer goes to the
+// 250 ms cache, longer than a 200 ms block; on /, the node shows a client
+// the chain as it was before its transaction's block for 300 ms after its
+// send (--rpc.receipt-hold), so that no tx.wait() returns while the pending
+// nonce and the balances read before the send are still in that cache. The second transfer goes to the
 // same recipient and its balance is read again, on purpose. ROUNDS (default
 // 1) repeats the whole flow.
 import assert from "node:assert/strict";

@@ -10,9 +10,10 @@
 //
 // A bare Wallet, as a dapp has: it asks eth_getTransactionCount(pending)
 // before each send, and ethers answers an identical request from its
-// 250 ms cache (ethers-io/ethers.js#4549), longer than a 200 ms block. The
-// node holds a client's own transaction as pooled on / for 300 ms after its
-// send (--rpc.receipt-hold), so no tx.wait() returns while the nonce and
+// 250 ms cache (ethers-io/ethers.js#4549), longer than a 200 ms block. On
+// /, the node shows a client the chain as it was before its transaction's
+// block for 300 ms after its send (--rpc.receipt-hold), so no tx.wait()
+// returns while the nonce and
 // the balances read before the send are still in that cache: the reads
 // below repeat requests made before the sends, on purpose.
 import { test, after } from "node:test";
