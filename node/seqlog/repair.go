@@ -190,7 +190,7 @@ func (l *Log) rebuild(ctx context.Context, s *savedLog, work string, rep RepairR
 	cfg := s.Config
 	cfg.FirstSeq = s.First
 	cfg.Metadata = signerMetadata(l.cfg.Signer, s.First)
-	stream, err := l.js.CreateStream(ctx, cfg)
+	stream, err := l.createAgain(ctx, cfg)
 	if err != nil {
 		return rep, fmt.Errorf("sequencer log: create stream %s again (the saved entries stay in %s; run the repair again): %w", cfg.Name, work, err)
 	}
@@ -203,6 +203,26 @@ func (l *Log) rebuild(ctx context.Context, s *savedLog, work string, rep RepairR
 	}
 	rep.Rebuilt = true
 	return rep, nil
+}
+
+// createAgain creates the deleted stream anew. nats-server, enabling an
+// account's JetStream while its streams directory is missing, creates and
+// then removes that directory and the account's (server/jetstream.go); a
+// create that races it fails with "could not create storage directory".
+// Nothing was created then, so a few tries a moment apart are safe.
+func (l *Log) createAgain(ctx context.Context, cfg jetstream.StreamConfig) (jetstream.Stream, error) {
+	const tries = 5
+	for i := 1; ; i++ {
+		stream, err := l.js.CreateStream(ctx, cfg)
+		if err == nil || i == tries {
+			return stream, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, err
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
 }
 
 // repairWindow is how many appends a rebuild has in flight.
