@@ -7,8 +7,11 @@ ARGS    ?=
 
 .PHONY: build run dev test test-short vet clean contracts conformance bench profile loadtest compare abuse index-bench rest-load explorer-load busy-address replica-bench
 
+# COMMIT stamps `stocknode version` when the build records no VCS data.
+COMMIT  ?= $(shell git rev-parse --short=12 HEAD 2>/dev/null)$(shell git diff --quiet HEAD 2>/dev/null || echo -dirty)
+
 build:
-	$(GO) build -o $(BIN) ./cmd/stocknode
+	$(GO) build -ldflags "-X main.commit=$(COMMIT)" -o $(BIN) ./cmd/stocknode
 
 ## run: the preview chain in $(DATADIR), a block every 200 ms.
 run: build

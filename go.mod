@@ -7,9 +7,11 @@ require (
 	github.com/ethereum/go-ethereum v1.17.10
 	github.com/fasthttp/websocket v1.5.12
 	github.com/goccy/go-json v0.12.0
+	github.com/gofrs/flock v0.12.1
 	github.com/holiman/uint256 v1.3.2
 	github.com/nats-io/nats-server/v2 v2.15.2
 	github.com/nats-io/nats.go v1.55.0
+	github.com/nats-io/nkeys v0.4.16
 	github.com/valyala/fasthttp v1.74.0
 	golang.org/x/sys v0.49.0
 )
@@ -49,7 +51,6 @@ require (
 	github.com/go-logr/logr v1.4.4 // indirect
 	github.com/go-logr/stdr v1.2.2 // indirect
 	github.com/go-ole/go-ole v1.3.0 // indirect
-	github.com/gofrs/flock v0.12.1 // indirect
 	github.com/gogo/protobuf v1.3.2 // indirect
 	github.com/golang/protobuf v1.5.4 // indirect
 	github.com/golang/snappy v1.0.1-0.20260716114414-9ae09f520e93 // indirect
@@ -70,7 +71,6 @@ require (
 	github.com/mitchellh/mapstructure v1.4.1 // indirect
 	github.com/molecule-man/go-brrr v1.0.1 // indirect
 	github.com/nats-io/jwt/v2 v2.8.2 // indirect
-	github.com/nats-io/nkeys v0.4.16 // indirect
 	github.com/nats-io/nuid v1.0.1 // indirect
 	github.com/pion/dtls/v3 v3.1.5 // indirect
 	github.com/pion/logging v0.2.4 // indirect

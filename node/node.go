@@ -6,10 +6,7 @@ import (
 	"context"
 	"crypto/ecdsa"
 	"errors"
-	"fmt"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -145,7 +142,7 @@ type Node struct {
 
 	faucetDerived  bool
 	examplesIssued bool // this start put the example tokens in the pool
-	dirtyStart     bool // the previous run ended without a clean shutdown
+	dataDir        *dataDir // nil with --dev
 }
 
 // New opens the chain and prepares the pool and sequencer.
@@ -161,16 +158,36 @@ func New(cfg Config, log *slog.Logger) (*Node, error) {
 	chainCfg.GCMode, chainCfg.StateHistory = cfg.GCMode, cfg.StateHistory
 	n := &Node{cfg: cfg, log: log, store: new(pending.Store), faucet: faucet, faucetDerived: derived}
 	if !cfg.Dev {
-		if n.dirtyStart, err = markRunning(cfg.DataDir); err != nil {
+		if n.dataDir, err = lockDataDir(cfg.DataDir); err != nil {
 			return nil, err
 		}
 	}
-	if n.chain, err = chain.Open(chainCfg); err != nil {
+	if err := n.open(chainCfg); err != nil {
+		if n.dataDir != nil {
+			n.dataDir.release(false)
+		}
 		return nil, err
+	}
+	if n.dataDir != nil {
+		if err := n.dataDir.markRunning(); err != nil {
+			n.Close()
+			return nil, err
+		}
+	}
+	return n, nil
+}
+
+// open opens the chain, the pool, and the sequencer or the replica's
+// follower, with their log and API; on an error it closes what it opened.
+func (n *Node) open(chainCfg chain.Config) error {
+	cfg := n.cfg
+	var err error
+	if n.chain, err = chain.Open(chainCfg); err != nil {
+		return err
 	}
 	if n.pool, err = txpool.New(n.chain, cfg.TxPool); err != nil {
 		n.chain.Close()
-		return nil, err
+		return err
 	}
 	seqCfg := cfg.Sequencer
 	if seqCfg.Coinbase == (common.Address{}) {
@@ -188,9 +205,9 @@ func New(cfg Config, log *slog.Logger) (*Node, error) {
 		n.closeLog()
 		n.pool.Close()
 		n.chain.Close()
-		return nil, err
+		return err
 	}
-	return n, nil
+	return nil
 }
 
 // start builds the sequencer (with its log when it produces blocks), puts
@@ -505,17 +522,20 @@ func (n *Node) logStart() {
 	switch {
 	case n.cfg.Dev:
 		n.log.Info("Started in-memory chain (--dev)", attrs...)
-	case n.dirtyStart:
-		n.log.Warn("Previous run did not shut down cleanly; every sealed block was committed and synced before it was announced, so the chain resumes from its persisted head",
-			append(attrs, "age", time.Since(time.Unix(int64(head.Time), 0)).Round(time.Second))...)
+	case n.dataDir != nil && n.dataDir.dirty:
+		// A recovery as designed: one line, no warning (go-ethereum's own
+		// about the rewind are debug lines, cmd/stocknode/gethlog.go).
+		r := n.chain.Recovery()
+		n.log.Info("Resumed after an unclean shutdown: every sealed block was committed and synced before it was announced, so the chain resumes from its persisted head",
+			append(attrs, "age", time.Since(time.Unix(int64(head.Time), 0)).Round(time.Second), "replayed", r.Replayed, "replayFrom", r.From, "replayTook", common.PrettyDuration(r.Took))...)
 	case head.Number.Sign() == 0:
 		n.log.Info("Started new chain", attrs...)
 	default:
 		n.log.Info("Resumed chain from disk", attrs...)
-	}
-	if r := n.chain.Recovery(); r.Replayed > 0 {
-		n.log.Info("Replayed the blocks above the persisted state (--gcmode full)", "blocks", r.Replayed, "from", r.From,
-			"elapsed", common.PrettyDuration(r.Took))
+		if r := n.chain.Recovery(); r.Replayed > 0 {
+			n.log.Info("Replayed the blocks above the persisted state (--gcmode full)", "blocks", r.Replayed, "from", r.From,
+				"elapsed", common.PrettyDuration(r.Took))
+		}
 	}
 	n.log.Info("Connection limits", "maxconns", n.cfg.HTTP.MaxConns, "perIP", n.cfg.HTTP.MaxConnsPerIP, "ws", n.cfg.WS.MaxConns, "fdLimit", n.cfg.FDLimit)
 	switch {
@@ -535,28 +555,10 @@ func (n *Node) Close() error {
 	err := errors.Join(n.closeServices(), n.pool.Close())
 	n.closeLog()
 	err = errors.Join(err, n.chain.Close())
-	if err == nil && !n.cfg.Dev {
-		err = os.Remove(runningMarker(n.cfg.DataDir))
+	if n.dataDir != nil {
+		err = errors.Join(err, n.dataDir.release(err == nil))
 	}
 	return err
-}
-
-func runningMarker(dataDir string) string { return filepath.Join(dataDir, "stocknode.running") }
-
-// markRunning records that a run started; it reports whether the previous
-// run left its marker behind (a crash or kill -9).
-func markRunning(dataDir string) (dirty bool, err error) {
-	if err := os.MkdirAll(dataDir, 0o755); err != nil {
-		return false, fmt.Errorf("create datadir: %w", err)
-	}
-	marker := runningMarker(dataDir)
-	if _, err := os.Stat(marker); err == nil {
-		dirty = true
-	}
-	if err := os.WriteFile(marker, []byte(fmt.Sprintf("%d\n", os.Getpid())), 0o644); err != nil {
-		return false, fmt.Errorf("write run marker: %w", err)
-	}
-	return dirty, nil
 }
 
 // DevAccounts lists the funded development accounts' keys.

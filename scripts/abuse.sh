@@ -18,7 +18,13 @@ rpc=$(port); admin=$(port); natsport=$(port)
 log=${ABUSE_LOG:-}
 keep=1
 if [ -z "$log" ]; then log=$(mktemp -t stocknode-abuse.XXXXXX); keep=0; fi
-bin/stocknode --dev --http.port "$rpc" --nats.listen "127.0.0.1:$natsport" ${NODE_ARGS:-} --metrics --pprof.addr "127.0.0.1:$admin" >"$log" 2>&1 &
+# --public refuses the public development faucet key: give it a key of
+# its own (the preview genesis funds whichever faucet key it is given).
+faucet_key=()
+case " ${NODE_ARGS:-} " in
+*" --public "*) [[ "${NODE_ARGS:-}" == *--faucet.key* ]] || faucet_key=(--faucet.key "0x$(od -An -tx1 -N32 /dev/urandom | tr -d ' \n')") ;;
+esac
+bin/stocknode --dev --http.port "$rpc" --nats.listen "127.0.0.1:$natsport" ${NODE_ARGS:-} "${faucet_key[@]}" --metrics --pprof.addr "127.0.0.1:$admin" >"$log" 2>&1 &
 pid=$!
 stop() {
 	if kill -0 "$pid" 2>/dev/null; then

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -13,23 +14,28 @@ import (
 
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/crypto"
-	gethlog "github.com/ethereum/go-ethereum/log"
 
 	"github.com/stocknode/stocknode/httpserver"
 	"github.com/stocknode/stocknode/metrics"
 	"github.com/stocknode/stocknode/node"
 	"github.com/stocknode/stocknode/node/chain"
 	"github.com/stocknode/stocknode/node/rpc"
+	"github.com/stocknode/stocknode/node/sequencer"
 	"github.com/stocknode/stocknode/node/ws"
 )
-
-func routeGethLogs(w io.Writer, level slog.Level) {
-	gethlog.SetDefault(gethlog.NewLogger(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level})))
-}
 
 func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		out := fs.Output()
+		if name == "stocknode" {
+			fmt.Fprint(out, commandsUsage+"\nThe node's flags:\n")
+		} else {
+			fmt.Fprintf(out, "Usage of %s:\n", name)
+		}
+		fs.PrintDefaults()
+	}
 	return fs
 }
 
@@ -58,7 +64,8 @@ func runNode(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs.DurationVar(&cfg.Sequencer.PreconfInterval, "preconf-interval", 200*time.Millisecond, "time between pre-confirmations (at most --block-time)")
 	fs.DurationVar(&cfg.Sequencer.PreconfMinGap, "preconf-min-gap", 20*time.Millisecond, "eager pre-confirmation: transactions accepted after a pre-confirmation that executed transactions are executed and published this long after it, not at the next --preconf-interval tick, and after one that executed none at once (at most --preconf-interval; 0: ticks only)")
 	fs.Uint64Var(&cfg.TxPool.GlobalSlots, "txpool.globalslots", 0, "executable transactions the pool holds (default geth's 5120)")
-	verbosity := fs.Int("verbosity", 3, "log level: 0 silent, 1 error, 2 warn, 3 info, 4 debug")
+	verbosity := fs.Int("verbosity", 3, "log level: 0 silent, 1 error, 2 warn, 3 info, 4 debug (each sealed block)")
+	fs.DurationVar(&cfg.Sequencer.LogSummary, "log.summary", sequencer.DefaultLogSummary, "how often one INFO line sums up the blocks sealed since the last (each block is a DEBUG line, --verbosity 4); negative: never")
 	pprofOn := fs.Bool("pprof", false, "serve Go profiles at /debug/pprof/ on --pprof.addr (an admin listener, never the public port)")
 	metricsOn := fs.Bool("metrics", false, "serve Prometheus metrics at /metrics on --pprof.addr")
 	pprofAddr := fs.String("pprof.addr", "127.0.0.1:6060", "admin listening address (pprof, metrics)")
@@ -86,6 +93,9 @@ func runNode(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return errUsage
 	}
 	if err := checkFollow(&cfg); err != nil {
+		return err
+	}
+	if err := checkPublicFaucet(limits.public, cfg); err != nil {
 		return err
 	}
 	if cfg.RPC.SimulateMaxBlocks < 1 {
@@ -129,6 +139,17 @@ func runNode(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	return n.Run(ctx)
+}
+
+// checkPublicFaucet refuses to open the faucet to the internet with the
+// development key: it is derived from a seed anyone can read in the README,
+// so anyone could drain the faucet by signing with it. A replica's drips
+// are its sequencer's, paid with the sequencer's key.
+func checkPublicFaucet(public bool, cfg node.Config) error {
+	if !public || !cfg.Faucet.Enabled || cfg.FaucetKey != "" || cfg.Follow {
+		return nil
+	}
+	return errors.New("--public with the faucet on needs the faucet's own key: the development key is public (README), so anyone could drain the faucet with it; give --faucet.key HEX (a key only you hold, funded), or turn the faucet off with --faucet=false")
 }
 
 // checkTxSync refuses eth_sendRawTransactionSync's flags that cannot work.

@@ -49,7 +49,9 @@ type proc struct {
 func start(t *testing.T, args ...string) *proc {
 	t.Helper()
 	if len(args) == 0 || (args[0] != "init" && args[0] != "import" && args[0] != "export") {
-		args = append([]string{"--http.port", "0"}, args...) // tests run in parallel with other nodes
+		// Tests run in parallel with other nodes; they follow the blocks
+		// by their DEBUG lines ("Sealed block").
+		args = append([]string{"--http.port", "0", "--verbosity", "4"}, args...)
 	}
 	return startCmd(t, exec.Command(binary, args...))
 }
@@ -57,7 +59,7 @@ func start(t *testing.T, args ...string) *proc {
 // startCmd runs cmd, a stocknode, reading its log.
 func startCmd(t *testing.T, cmd *exec.Cmd) *proc {
 	t.Helper()
-	p := &proc{t: t, cmd: cmd, lines: make(chan string, 1024), done: make(chan error, 1)}
+	p := &proc{t: t, cmd: cmd, lines: make(chan string, 1<<16), done: make(chan error, 1)}
 	stderr, err := p.cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -118,12 +120,12 @@ func (p *proc) stop(sig syscall.Signal) error {
 }
 
 var (
-	sealedRe   = regexp.MustCompile(`msg="Sealed block" number=(\d+) hash=(0x[0-9a-f]{64})`)
-	startRe    = regexp.MustCompile(`msg="(Started new chain|Resumed chain from disk|Previous run did not shut down cleanly[^"]*)" .*head=(\d+) hash=(0x[0-9a-f]{64})`)
+	sealedRe   = regexp.MustCompile(`msg="Sealed block" number=(\d+) hash=(0x[0-9a-f]{64}).*`)
+	startRe    = regexp.MustCompile(`msg="(Started new chain|Resumed chain from disk|Resumed after an unclean shutdown[^"]*)" .*head=(\d+) hash=(0x[0-9a-f]{64}).*`)
 	importRe   = regexp.MustCompile(`head (\d+) (0x[0-9a-f]{64})`)
 	exportRe   = regexp.MustCompile(`Exported blocks 0\.\.(\d+) to .*: head (0x[0-9a-f]{64})`)
 	genesisRe  = regexp.MustCompile(`genesis (0x[0-9a-f]{64})`)
-	replayedRe = regexp.MustCompile(`msg="Replayed the blocks above the persisted state[^"]*" blocks=(\d+) from=(\d+)`)
+	replayedRe = regexp.MustCompile(`msg="Resumed after an unclean shutdown[^"]*" .* replayed=(\d+) replayFrom=(\d+)`)
 )
 
 func atoi(t *testing.T, s string) uint64 {
@@ -174,7 +176,7 @@ func kill9Rounds(t *testing.T, gcmode string, firstRound int, replays bool) {
 
 		p = start(t, args...)
 		m := p.await(startRe, 30*time.Second)
-		if !strings.HasPrefix(m[1], "Previous run did not shut down cleanly") {
+		if !strings.HasPrefix(m[1], "Resumed after an unclean shutdown") {
 			t.Fatalf("round %d: restart after kill -9 logged %q", round, m[1])
 		}
 		head := atoi(t, m[2])
@@ -182,7 +184,10 @@ func kill9Rounds(t *testing.T, gcmode string, firstRound int, replays bool) {
 			t.Fatalf("round %d: restarted at %d, below the announced block %d", round, head, announced)
 		}
 		if replays {
-			r := p.await(replayedRe, 10*time.Second)
+			r := replayedRe.FindStringSubmatch(m[0]) // the same line
+			if r == nil {
+				t.Fatalf("round %d: the restart's line says nothing of a replay: %s", round, m[0])
+			}
 			if n, from := atoi(t, r[1]), atoi(t, r[2]); n == 0 || n > 130 || from+n != head+1 {
 				t.Fatalf("round %d: replayed %d blocks from %d up to head %d", round, n, from, head)
 			}
@@ -194,6 +199,10 @@ func kill9Rounds(t *testing.T, gcmode string, firstRound int, replays bool) {
 	last := atoi(t, p.await(sealedRe, 10*time.Second)[1])
 	if err := p.stop(syscall.SIGINT); err != nil {
 		t.Fatalf("clean shutdown: %v", err)
+	}
+	// The recovery went as designed: it says so, and warns of nothing.
+	if w := warningRe.FindString(p.log.String()); w != "" {
+		t.Errorf("a recovery after kill -9 logged %s:\n%s", w, p.log.String())
 	}
 	p = start(t, args...)
 	m := p.await(startRe, 30*time.Second)

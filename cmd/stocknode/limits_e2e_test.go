@@ -20,7 +20,7 @@ func TestPortSurvivesRunningOutOfDescriptors(t *testing.T) {
 	// A limit of 256 descriptors, and a connection cap above it, so that
 	// accepting runs into EMFILE.
 	cmd := exec.Command("sh", "-c", `ulimit -n 256 && exec "$0" "$@"`, binary,
-		"--dev", "--http.port", "0", "--block-time", "100ms", "--preconf-interval", "100ms", "--http.maxconns", "1000")
+		"--dev", "--http.port", "0", "--verbosity", "4", "--block-time", "100ms", "--preconf-interval", "100ms", "--http.maxconns", "1000")
 	p := startCmd(t, cmd)
 	addr := p.await(listeningRe, 30*time.Second)[1]
 

@@ -8,6 +8,8 @@
 //	stocknode replica-key [--datadir DIR] NAME         admit a read replica to the log
 //	stocknode nats-users [--datadir DIR]              an external NATS cluster's users
 //	stocknode log-repair [--datadir DIR] [--dry-run]   rebuild the log without bad entries
+//	stocknode version                                 the version, commit and go-ethereum
+//	stocknode help                                    the commands and the node's flags
 package main
 
 import (
@@ -34,12 +36,19 @@ func run(args []string, stdout, stderr io.Writer) int {
 	cmd, rest := "run", args
 	if len(args) > 0 {
 		switch args[0] {
-		case "init", "import", "export", "run", "replica-key", "nats-users", "log-repair":
+		case "init", "import", "export", "run", "replica-key", "nats-users", "log-repair", "version", "help":
 			cmd, rest = args[0], args[1:]
 		}
 	}
+	if cmd == "run" && wantsVersion(rest) {
+		cmd = "version"
+	}
 	var err error
 	switch cmd {
+	case "version":
+		err = runVersion(stdout)
+	case "help":
+		err = runHelp(rest, stdout)
 	case "init":
 		err = runInit(rest, stdout, stderr)
 	case "import":
@@ -69,6 +78,55 @@ func run(args []string, stdout, stderr io.Writer) int {
 }
 
 var errUsage = errors.New("usage")
+
+// commandsUsage heads every usage text: the subcommands, as geth's and
+// anvil's --help list theirs.
+const commandsUsage = `Usage:
+  stocknode [flags]                                      run the node (flags below)
+  stocknode init   --genesis FILE --datadir DIR          write a geth-format genesis
+  stocknode import --datadir DIR [--genesis FILE] FILE.rlp[.gz]
+                                                         import blocks in geth's export format
+  stocknode export --datadir DIR FILE.rlp[.gz]           export the chain in that format
+  stocknode replica-key [--datadir DIR] NAME             admit a read replica to the sequencer's log
+  stocknode nats-users  [--datadir DIR] [--chainid ID]   the log's users for an external NATS cluster
+  stocknode log-repair  [--datadir DIR] [--dry-run]      rebuild the log without bad entries
+  stocknode version                                      the version, commit and go-ethereum (also --version)
+  stocknode help                                         this text (also --help); COMMAND --help for a command's flags
+`
+
+// wantsVersion reports whether the node's arguments ask for the version
+// (--version, -version), which is not one of its flags: asked for, it
+// wins over every other argument, as for geth and anvil.
+func wantsVersion(args []string) bool {
+	for _, a := range args {
+		if a == "--" {
+			return false
+		}
+		if a == "--version" || a == "-version" || a == "-V" {
+			return true
+		}
+	}
+	return false
+}
+
+// runHelp prints the commands and the node's flags; help COMMAND prints
+// that command's flags.
+func runHelp(args []string, stdout io.Writer) error {
+	if len(args) > 0 && args[0] != "run" {
+		switch args[0] {
+		case "init", "import", "export", "replica-key", "nats-users", "log-repair":
+			return helpOf(args[0], stdout)
+		}
+		fmt.Fprintf(stdout, "stocknode help: no command %q\n\n", args[0])
+	}
+	return helpOf("run", stdout)
+}
+
+// helpOf prints a command's usage to stdout, as its --help does to stderr.
+func helpOf(cmd string, stdout io.Writer) error {
+	run([]string{cmd, "--help"}, stdout, stdout) // --help exits 0
+	return nil
+}
 
 // newLogger returns the node's logger and routes go-ethereum's own logs
 // through it (one level quieter: InsertChain logs every block at info).

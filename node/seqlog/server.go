@@ -6,6 +6,7 @@ import (
 	"net"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
@@ -142,7 +143,16 @@ type natsLogger struct {
 func (l natsLogger) Noticef(format string, v ...any) {
 	l.log.Debug("NATS: " + fmt.Sprintf(format, v...))
 }
-func (l natsLogger) Warnf(format string, v ...any) { l.log.Warn("NATS: " + fmt.Sprintf(format, v...)) }
+func (l natsLogger) Warnf(format string, v ...any) {
+	msg := fmt.Sprintf(format, v...)
+	if strings.HasPrefix(msg, "Recovering stream state from index errored") {
+		// After a kill -9 the stream's index is older than its message
+		// blocks, and the server rebuilds it from them, as designed.
+		l.log.Info("NATS: rebuilt the log's stream index from its message blocks (the last run did not stop cleanly)", "detail", msg)
+		return
+	}
+	l.log.Warn("NATS: " + msg)
+}
 func (l natsLogger) Errorf(format string, v ...any) {
 	l.log.Error("NATS: " + fmt.Sprintf(format, v...))
 }

@@ -41,6 +41,10 @@ type Config struct {
 	Coinbase common.Address
 	// GasCeil is the gas limit blocks move towards.
 	GasCeil uint64
+	// LogSummary is how often an INFO line sums up the blocks sealed
+	// since the last (DefaultLogSummary by default; negative: never);
+	// each block is a DEBUG line.
+	LogSummary time.Duration
 }
 
 // Validate reports a configuration that cannot run.
@@ -80,6 +84,7 @@ type Sequencer struct {
 	now       func() time.Time
 	journal   Journal  // nil: decisions are announced without a log
 	resume    *resumed // the block to resume building (Resume), until Run opens it
+	summary   sealSummary
 }
 
 // New returns a sequencer; nothing runs until Run.
@@ -87,7 +92,12 @@ func New(cfg Config, c *chain.Chain, pool *txpool.Pool, store *pending.Store, lo
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	return &Sequencer{publisher: publisher{chain: c, store: store}, cfg: cfg, pool: pool, log: log, now: time.Now}, nil
+	every := cfg.LogSummary
+	if every == 0 {
+		every = DefaultLogSummary
+	}
+	return &Sequencer{publisher: publisher{chain: c, store: store}, cfg: cfg, pool: pool, log: log, now: time.Now,
+		summary: sealSummary{every: every}}, nil
 }
 
 // Listeners tells each of its listeners in turn.
@@ -289,7 +299,9 @@ func (s *Sequencer) sealAndReopen(b *builder, now time.Time) (*builder, error) {
 	if err := s.tick(next, block); err != nil {
 		return nil, err
 	}
-	s.log.Info("Sealed block", "number", block.NumberU64(), "hash", block.Hash(), "txs", len(block.Transactions()),
-		"gas", block.GasUsed(), "elapsed", common.PrettyDuration(s.now().Sub(start)))
+	sealed := s.now()
+	s.log.Debug("Sealed block", "number", block.NumberU64(), "hash", block.Hash(), "txs", len(block.Transactions()),
+		"gas", block.GasUsed(), "elapsed", common.PrettyDuration(sealed.Sub(start)))
+	s.summary.sealed(s.log, block, sealed)
 	return next, nil
 }
