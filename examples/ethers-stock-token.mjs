@@ -47,14 +47,14 @@ async function revertName(call) {
 // restToken polls GET /v1/tokenized-stocks until the token's entry satisfies
 // want: the API reads the latest sealed block, re-read once per new head.
 async function restToken(address, want) {
-  const deadline = Date.now() + 5000;
+  const deadline = Date.now() + 10_000;
   for (;;) {
     const res = await fetch(`${RPC}/v1/tokenized-stocks`);
     if (res.ok) {
       const token = (await res.json()).tokens.find((t) => t.contract_address === address);
       if (token && want(token)) return token;
     }
-    if (Date.now() > deadline) assert.fail(`GET /v1/tokenized-stocks: ${address} does not show what is expected within 5 s`);
+    if (Date.now() > deadline) assert.fail(`GET /v1/tokenized-stocks: ${address} does not show what is expected within 10 s`);
     await new Promise((r) => setTimeout(r, 50));
   }
 }

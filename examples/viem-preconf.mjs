@@ -66,7 +66,7 @@ async function main() {
         return fb;
       };
       if (check()) return;
-      const timer = setTimeout(() => reject(new Error(`no newFlashblocks notification names ${hash} within 5 s`)), 5000);
+      const timer = setTimeout(() => reject(new Error(`no newFlashblocks notification names ${hash} within 10 s`)), 10_000);
       waiters.push(() => check() && clearTimeout(timer));
     });
 

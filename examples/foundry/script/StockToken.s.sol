@@ -21,8 +21,9 @@ interface Vm {
 /// initCalls, mint to a holder, read the balance back, and show the reverts
 /// of a mint without the role and of one past the cap (simulated, not sent).
 ///
-///   forge script script/StockToken.s.sol --rpc-url stocknode --broadcast
+///   STOCKNODE_RPC=http://127.0.0.1:8545 forge script script/StockToken.s.sol --rpc-url stocknode --broadcast
 ///
+/// (foundry.toml's `stocknode` endpoint is STOCKNODE_RPC; run.sh sets it and goes on with cast.)
 /// STOCKNODE_KEY is the issuer's key (default: development account 5, funded
 /// by the preview genesis), STOCKNODE_HOLDER who receives the mint (default:
 /// a new address each run). It returns the token and the holder.
