@@ -30,6 +30,7 @@ test: vet
 	bash scripts/ensure-chromium.sh
 	cd e2e && npm ci --no-audit --no-fund
 	cd contracts && npm ci --no-audit --no-fund
+	cd examples && npm ci --no-audit --no-fund
 	$(GO) test -race -count=1 -timeout 20m ./...
 
 ## test-short: the fast tests without the race detector.

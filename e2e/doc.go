@@ -31,6 +31,13 @@
 //
 //	go test -count=1 -run 'Cast|Trace|Proof|Simulate|Flashblock|Txpool' ./e2e/
 //
+// TestExamples (examples_test.go) runs the app developer's examples of
+// ../examples (ethers, viem, and forge script with cast; forge installed from
+// npm beside cast, compiling with this directory's solc-js) against one node
+// in the default configuration, all at once.
+//
+//	go test -count=1 -run TestExamples -v ./e2e/   # -v shows what each printed
+//
 // The Solidity contract the tests deploy is contracts/Token.sol; its compiled
 // form contracts/Token.json is committed, so the Go tests need no compiler.
 // Regenerate it with `cd e2e && npm ci && npm run compile`.

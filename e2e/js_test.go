@@ -225,23 +225,30 @@ func ensurePackages(t *testing.T) {
 	}
 }
 
-// packagesInstalled reports whether node_modules has every devDependency at
-// the exact version package.json pins.
-func packagesInstalled() bool {
+// packagesInstalled reports whether e2e's node_modules has every
+// devDependency at the exact version package.json pins.
+func packagesInstalled() bool { return pinnedInstalled(".") }
+
+// pinnedInstalled reports whether dir/node_modules has every dependency and
+// devDependency of dir/package.json at the exact version it pins.
+func pinnedInstalled(dir string) bool {
 	var pkg struct {
+		Dependencies    map[string]string `json:"dependencies"`
 		DevDependencies map[string]string `json:"devDependencies"`
 	}
-	raw, err := os.ReadFile("package.json")
+	raw, err := os.ReadFile(filepath.Join(dir, "package.json"))
 	if err != nil || json.Unmarshal(raw, &pkg) != nil {
 		return false
 	}
-	for name, want := range pkg.DevDependencies {
-		var installed struct {
-			Version string `json:"version"`
-		}
-		raw, err := os.ReadFile(filepath.Join("node_modules", name, "package.json"))
-		if err != nil || json.Unmarshal(raw, &installed) != nil || installed.Version != want {
-			return false
+	for _, deps := range []map[string]string{pkg.Dependencies, pkg.DevDependencies} {
+		for name, want := range deps {
+			var installed struct {
+				Version string `json:"version"`
+			}
+			raw, err := os.ReadFile(filepath.Join(dir, "node_modules", name, "package.json"))
+			if err != nil || json.Unmarshal(raw, &installed) != nil || installed.Version != want {
+				return false
+			}
 		}
 	}
 	return true
