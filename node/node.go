@@ -141,7 +141,7 @@ type Node struct {
 	relay       *relay.Client
 
 	faucetDerived  bool
-	examplesIssued bool // this start put the example tokens in the pool
+	examplesIssued bool     // this start put the example tokens in the pool
 	dataDir        *dataDir // nil with --dev
 }
 
