@@ -2,10 +2,11 @@
 // Error(string) and Panic(uint256), and the custom errors of the contracts
 // stocknode ships (package contracts: the B20 factory and tokens, the
 // PolicyRegistry, the ActivationRegistry, the TokenSupplyManager). The words
-// are Foundry's (cast, anvil): the reason itself, "panic: <meaning>
-// (0x11)", and "Name(arg, …)" with addresses checksummed, integers in
-// decimal, bytes in hex and strings quoted. Decoding is go-ethereum's abi
-// package; the table of custom errors is built once, on first use.
+// are the reason itself (as geth gives it), and as Foundry (cast, anvil)
+// words the others: "panic: <meaning> (0x11)", and "Name(arg, …)" with
+// addresses checksummed, integers in decimal, bytes in hex and strings
+// quoted. Decoding is go-ethereum's abi package; the table of custom errors
+// is built once, on first use.
 package revert
 
 import (
