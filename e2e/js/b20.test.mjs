@@ -64,7 +64,7 @@ async function reverts(call, iface, name) {
     const data = e.data ?? e.info?.error?.data ?? e.error?.data;
     assert.ok(typeof data === "string" && data.startsWith(selector), `want ${name} (${selector}), got ${data ?? e.message}`);
     assert.ok(ethers.isError(e, "CALL_EXCEPTION"), `${e.code}: ${e.message}`);
-    assert.equal(e.revert?.name, name, `ethers decoded ${JSON.stringify(e.revert)} (${e.shortMessage})`);
+    assert.equal(e.revert?.name, name, `ethers decoded ${e.revert?.signature ?? "no revert"} (${e.shortMessage})`);
     assert.equal(e.revert.args.length, iface.getError(name).inputs.length);
     return;
   }
