@@ -34,8 +34,17 @@ func TestJavaScriptClients(t *testing.T) {
 	nodeBin := jsPrerequisites(t)
 	n := startNode(t)
 	runJSFiles(t, nodeBin, n, func(name string) bool {
-		return !strings.HasPrefix(name, "ws-") && !strings.HasPrefix(name, replicaSuites) && !strings.HasPrefix(name, "flashblocks")
+		return !strings.HasPrefix(name, "ws-") && !strings.HasPrefix(name, replicaSuites) && !strings.HasPrefix(name, "flashblocks") && name != "reasons"
 	})
+}
+
+// TestJavaScriptRevertReasons runs js/reasons.test.mjs against a node with
+// --rpc.revert-reasons: what ethers and viem make of a reverted call whose
+// message says why (ethers decodes its data, viem no longer does).
+func TestJavaScriptRevertReasons(t *testing.T) {
+	nodeBin := jsPrerequisites(t)
+	n := startNode(t, "--rpc.revert-reasons")
+	runJSFiles(t, nodeBin, n, func(name string) bool { return name == "reasons" })
 }
 
 // TestJavaScriptWebSocketClients runs the ethers v6 WebSocketProvider and

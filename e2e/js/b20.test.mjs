@@ -53,8 +53,9 @@ function events(receipt, iface, address) {
     .filter(Boolean);
 }
 
-// reverts checks that the call reverts with the custom error `name` (its
-// selector in the revert data, as eth_call returns it).
+// reverts checks that the call reverts with the custom error `name`: its
+// selector in the revert data, as eth_call returns it, and ethers' decoding
+// of it by the contract's ABI (revert.name, the arguments in revert.args).
 async function reverts(call, iface, name) {
   const selector = iface.getError(name).selector;
   try {
@@ -62,6 +63,9 @@ async function reverts(call, iface, name) {
   } catch (e) {
     const data = e.data ?? e.info?.error?.data ?? e.error?.data;
     assert.ok(typeof data === "string" && data.startsWith(selector), `want ${name} (${selector}), got ${data ?? e.message}`);
+    assert.ok(ethers.isError(e, "CALL_EXCEPTION"), `${e.code}: ${e.message}`);
+    assert.equal(e.revert?.name, name, `ethers decoded ${e.revert?.signature ?? "no revert"} (${e.shortMessage})`);
+    assert.equal(e.revert.args.length, iface.getError(name).inputs.length);
     return;
   }
   assert.fail(`want revert ${name}, the call succeeded`);

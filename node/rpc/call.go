@@ -18,6 +18,7 @@ import (
 
 	"github.com/stocknode/stocknode/codec"
 	"github.com/stocknode/stocknode/node/callstate"
+	"github.com/stocknode/stocknode/node/revert"
 	"github.com/stocknode/stocknode/pool"
 )
 
@@ -314,7 +315,7 @@ func ethCall(s *Server, r *request) error {
 		case err != nil:
 			callErr = err
 		case len(res.Revert()) > 0:
-			callErr = revertError(res.Revert())
+			callErr = s.revertError(res.Revert())
 		case res.Err != nil:
 			callErr = res.Err
 		default:
@@ -331,13 +332,20 @@ func ethCall(s *Server, r *request) error {
 }
 
 // revertError is the spec's answer to a reverted call: -32000 "execution
-// reverted" with the revert bytes as data. The reason is not appended to
-// the message (as geth does under code 3): with -32000, viem decodes the
-// revert data (reason, custom error) only when the message is exactly
-// "execution reverted", while ethers, ethclient and Foundry decode the data
-// whatever the message says.
-func revertError(data []byte) *codec.Error {
-	return &codec.Error{Code: codec.CodeServer, Message: vm.ErrExecutionReverted.Error(), Data: codec.AppendBytes(nil, data)}
+// reverted" with the revert bytes as data. With Config.RevertReasons the
+// message says why, "execution reverted: <reason>" (package revert), as
+// geth's and anvil's do under code 3, and cast prints it; off by default,
+// since viem decodes the data of a -32000 error (reason, custom error) only
+// when its message is exactly "execution reverted". ethers and ethclient
+// decode the data whatever the message says.
+func (s *Server) revertError(data []byte) *codec.Error {
+	msg := vm.ErrExecutionReverted.Error()
+	if s.cfg.RevertReasons {
+		if reason, ok := revert.Reason(data); ok {
+			msg += ": " + reason
+		}
+	}
+	return &codec.Error{Code: codec.CodeServer, Message: msg, Data: codec.AppendBytes(nil, data)}
 }
 
 func ethEstimateGas(s *Server, r *request) error {
@@ -354,7 +362,7 @@ func ethEstimateGas(s *Server, r *request) error {
 		var revert []byte
 		gas, revert, estErr = s.estimateGas(task, msg, env)
 		if len(revert) > 0 {
-			estErr = revertError(revert)
+			estErr = s.revertError(revert)
 		}
 	}); err != nil {
 		return err

@@ -80,6 +80,13 @@ type Config struct {
 	// the most it waits whatever the request says (geth's
 	// --rpc.txsync.defaulttimeout, --rpc.txsync.maxtimeout).
 	TxSyncDefaultTimeout, TxSyncMaxTimeout time.Duration
+	// RevertReasons makes a reverted eth_call's and eth_estimateGas's
+	// message say why, "execution reverted: <reason>" (Error(string)'s
+	// reason, a panic's meaning, a shipped contract's custom error); code
+	// and data stay the spec's. Off (the default), the message is exactly
+	// "execution reverted", which viem needs to decode the data of a
+	// -32000 error.
+	RevertReasons bool
 }
 
 // DefaultConfig returns geth's defaults.
