@@ -263,7 +263,7 @@ func (d *decoder) value(arg abi.Argument, v any, token *stocks.Token, inner bool
 		if inner && (name == "initcalls" || name == "internalcalls") {
 			out.Calls, out.Text = d.innerCalls(x)
 		} else {
-			out.Text = fmt.Sprintf("%d byte strings", len(x))
+			out.Text = plural(len(x), "byte string", "byte strings")
 		}
 	case string:
 		out.Text = fmt.Sprintf("%q", clip(x, maxText))
@@ -301,7 +301,7 @@ func (d *decoder) innerCalls(calls [][]byte) ([]*Call, string) {
 	}
 	more := ""
 	if len(calls) > maxInner {
-		more = fmt.Sprintf("and %d more calls", len(calls)-maxInner)
+		more = "and " + plural(len(calls)-maxInner, "more call", "more calls")
 	}
 	return out, more
 }
