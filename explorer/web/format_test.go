@@ -96,6 +96,15 @@ func TestParse(t *testing.T) {
 		{hash[:65], false, false, false},
 		{"0x" + string(make128zeros()[:40]), false, false, true},
 		{"0x" + string(make128zeros()[:39]) + "g", false, false, false},
+		{"0x1a", true, false, false},
+		{"0X1A", true, false, false},
+		{"0xffffffffffffffff", true, false, false},
+		{"0x1ffffffffffffffff", false, false, false}, // 17 digits
+		{"0x", false, false, false},
+		{"0xg", false, false, false},
+	}
+	if n, _ := parseNumber("0x1a"); n != 26 {
+		t.Errorf("0x1a is %d", n)
 	}
 	for _, tt := range tests {
 		_, n := parseNumber(tt.in)

@@ -247,13 +247,17 @@ func TestExplorer(t *testing.T) {
 	t.Run("search", func(t *testing.T) {
 		blockHash := e.Chain.BlockChain().GetBlockByNumber(e.createBlock).Hash().Hex()
 		for q, want := range map[string]string{
-			"xrbt":                            "/token/" + e.xrbt.Hex(),
-			fmt.Sprint(e.createBlock):         fmt.Sprintf("/block/%d", e.createBlock),
-			" " + fmt.Sprint(e.createBlock):   fmt.Sprintf("/block/%d", e.createBlock),
-			blockHash:                         "/block/" + blockHash,
-			e.create.Hash().Hex():             "/tx/" + e.create.Hash().Hex(),
-			strings.ToLower(dev0.Hex()):       "/address/" + dev0.Hex(),
-			strings.ToLower(e.xrbt.Hex()[2:]): "",
+			"xrbt":                             "/token/" + e.xrbt.Hex(),
+			"example robotics inc. (example)":  "/token/" + e.xrbt.Hex(),
+			"Robotics":                         "/token/" + e.xrbt.Hex(),
+			fmt.Sprintf("0x%x", e.createBlock): fmt.Sprintf("/block/%d", e.createBlock),
+			"no such token":                    "",
+			fmt.Sprint(e.createBlock):          fmt.Sprintf("/block/%d", e.createBlock),
+			" " + fmt.Sprint(e.createBlock):    fmt.Sprintf("/block/%d", e.createBlock),
+			blockHash:                          "/block/" + blockHash,
+			e.create.Hash().Hex():              "/tx/" + e.create.Hash().Hex(),
+			strings.ToLower(dev0.Hex()):        "/address/" + dev0.Hex(),
+			strings.ToLower(e.xrbt.Hex()[2:]):  "",
 		} {
 			resp := e.get("/search?q=" + urlQuery(q))
 			if want == "" {
@@ -265,6 +269,13 @@ func TestExplorer(t *testing.T) {
 			if resp.StatusCode() != fasthttp.StatusSeeOther || string(resp.Header.Peek("Location")) != want {
 				t.Errorf("search %q: %d to %q, want 303 to %q", q, resp.StatusCode(), resp.Header.Peek("Location"), want)
 			}
+		}
+	})
+
+	t.Run("search lists the tokens a name may mean", func(t *testing.T) {
+		body := page("/search?q=example")
+		if n := strings.Count(within(t, body, "search-results", "</ul>"), "<li>"); n != min(len(preview.Examples()), e.ex.cfg.PageSize) {
+			t.Errorf("search for a word of every example token's name lists %d tokens:\n%s", n, body)
 		}
 	})
 

@@ -26,18 +26,28 @@ func (s tokenSet) get(addr *common.Address) *stocks.Token {
 	return s.v.Token(*addr)
 }
 
-// bySymbol returns the tokens whose symbol is sym, in any letter case.
-func (s tokenSet) bySymbol(sym string) []*stocks.Token {
-	if s.v == nil {
-		return nil
+// find returns the tokens a search names, in any letter case: exact are
+// those whose symbol or name is q, partial those whose name or symbol
+// holds it. The token index is in memory, and small next to a page of
+// history; at most limit of each.
+func (s tokenSet) find(q string, limit int) (exact, partial []*stocks.Token) {
+	if s.v == nil || q == "" {
+		return nil, nil
 	}
-	var out []*stocks.Token
+	lq := strings.ToLower(q)
 	for _, t := range s.v.Tokens {
-		if strings.EqualFold(t.Symbol, sym) {
-			out = append(out, t)
+		switch sym, name := strings.ToLower(t.Symbol), strings.ToLower(t.Name); {
+		case sym == lq || name == lq:
+			if len(exact) < limit {
+				exact = append(exact, t)
+			}
+		case strings.Contains(name, lq) || strings.Contains(sym, lq):
+			if len(partial) < limit {
+				partial = append(partial, t)
+			}
 		}
 	}
-	return out
+	return exact, partial
 }
 
 // tokensData is the token list.
