@@ -36,6 +36,12 @@
 //                              same element, data-preconfirmed flips to "false", its
 //                              "pre-confirmed" badge ([data-badge]) goes, the block
 //                              cell becomes a link
+// Address and token pages (rendered by the server, read by the tests)
+//   #history-counts            "n transactions, m token transfers"; on a token
+//                              contract also "k transfers of this token" (?view=token)
+//   #address-transfers, #token-transfers (/token/{address}?view=transfers)
+//                              rows tr[data-tx-hash][data-log-index][data-block-number],
+//                              newest first; a#older to the next page (?before=cursor)
 // Block and transaction pages
 //   #confirmations[data-block-number]   head − number + 1, on every newHeads
 // Transaction page
