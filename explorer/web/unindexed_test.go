@@ -1,6 +1,7 @@
 package web
 
 import (
+	"fmt"
 	"math/big"
 	"regexp"
 	"slices"
@@ -38,10 +39,16 @@ var (
 // first page to its last, and returns its rows and the first page.
 func (e *env) listHistory(addr common.Address, view string) (rows []listed, first string) {
 	e.t.Helper()
-	path := "/address/" + addr.Hex() + "?view=" + view
+	return e.listPages("/address/" + addr.Hex() + "?view=" + view)
+}
+
+// listPages follows a list paged by cursor (a#older) from path to its last
+// page, and returns its rows and the first page.
+func (e *env) listPages(path string) (rows []listed, first string) {
+	e.t.Helper()
 	for pages := 0; path != ""; pages++ {
 		if pages > 20 {
-			e.t.Fatalf("more than 20 pages of %s", addr.Hex())
+			e.t.Fatalf("more than 20 pages of %s", path)
 		}
 		body := e.page(path)
 		if first == "" {
@@ -182,6 +189,22 @@ func TestAddressPagesAboveTheIndex(t *testing.T) {
 			}
 			if listed := slices.Contains(e.holders(xrbt), to.Hex()); listed != tt.holder {
 				t.Errorf("among XRBT's holders: %v, want %v", listed, tt.holder)
+			}
+			// XRBT's own transfers, on its contract's page and its token
+			// page: its mints to the issuer and dev accounts 0 and 1, then
+			// the transfer once it is shown.
+			want := 3
+			if len(tt.transfers) > 0 {
+				want++
+			}
+			for _, path := range []string{"/address/" + xrbt.Hex() + "?view=token", "/token/" + xrbt.Hex() + "?view=transfers"} {
+				rows, first := e.listPages(path)
+				if len(rows) != want || (len(tt.transfers) > 0 && rows[0].hash != tt.transfers[0]) {
+					t.Errorf("%s: %v, want %d, newest %v", path, rows, want, tt.transfers)
+				}
+				if !strings.Contains(first, fmt.Sprintf("%d transfers of this token", want)) && !strings.Contains(first, fmt.Sprintf("Transfers (%d)", want)) {
+					t.Errorf("%s does not count %d transfers", path, want)
+				}
 			}
 		})
 	}
