@@ -122,6 +122,12 @@ test("a drip from /faucet shows on the address page within a second", async () =
   const to = Wallet.createRandom().address;
   const page = await open(browser, RPC, "/faucet");
   await page.waitForSelector("#faucet-submit:not([disabled])");
+  // The faucet's state reads in ETH with a few decimals, not 18.
+  const readable = /^\d{1,3}(,\d{3})*(\.\d{1,4})? ETH$/;
+  const balanceBefore = BigInt(await page.$eval("#faucet-balance", (e) => e.dataset.wei));
+  const dripsBefore = Number(await page.$eval("#faucet-drips", (e) => e.dataset.drips));
+  assert.match(await page.$eval("#faucet-balance", (e) => e.textContent), readable);
+  assert.match(await page.$eval("#faucet-amount", (e) => e.textContent), readable);
   await page.type("#faucet-address", to);
   await page.click("#faucet-submit");
   await page.waitForSelector("#faucet-tx[href^='/tx/0x']", { visible: true, timeout: 5000 });
@@ -139,6 +145,13 @@ test("a drip from /faucet shows on the address page within a second", async () =
   }
   console.log(`drip on the address page ${Date.now() - dripped} ms after the faucet answered`);
   await shot(addr, "address-after-drip");
+
+  // Remaining and the drips of the last hour move after the drip, without a reload.
+  await page.waitForFunction((b, d) => BigInt(document.getElementById("faucet-balance").dataset.wei) < BigInt(b) &&
+    Number(document.getElementById("faucet-drips").dataset.drips) > d, { timeout: 5000 }, String(balanceBefore), dripsBefore)
+    .catch(async () => assert.fail(`the faucet's state did not move: ${await page.$eval("#faucet", (e) => e.innerText)}`));
+  assert.match(await page.$eval("#faucet-balance", (e) => e.textContent), readable);
+  assert.equal(await page.$eval("#faucet-drips", (e) => e.textContent), String(dripsBefore + 1));
 
   // The page waits out the cooldown before it offers the next drip.
   assert.ok(await page.$eval("#faucet-submit", (e) => e.disabled), "submit disabled during the cooldown");

@@ -89,6 +89,9 @@ func (c Cursor) IsZero() bool { return c == Cursor{} }
 type Counts struct {
 	Txs       uint64 // transactions sent, received or creating it
 	Transfers uint64 // token transfers sent or received
+	// TokenTransfers counts the transfers of the token at the address:
+	// the ERC-20 Transfer logs it emitted.
+	TokenTransfers uint64
 }
 
 // Config says where the index lives.
@@ -163,8 +166,8 @@ type marker struct {
 }
 
 // formatVersion changes with the key or value layout; an index in another
-// format is rebuilt.
-const formatVersion = 1
+// format is rebuilt. 2: the transfers of each token ('e') and their count.
+const formatVersion = 2
 
 // Open opens (creating if needed) the index of c's chain. When the index on
 // disk was built from another chain, or in another format, it is emptied:

@@ -14,6 +14,7 @@ import (
 //	'b' block                                → the block's hash (blocks with entries)
 //	'a' addr block txindex                   → Tx (addr sent, received or was created)
 //	't' addr block txindex logindex          → Transfer (addr sent or received)
+//	'e' token block txindex logindex         → Transfer (token emitted it)
 //	'y' addr token block txindex logindex    → nothing: the Transfer is under 't'
 //	'i' block txindex                        → the transaction's input (when not empty)
 //	'h' token holder                         → nothing: holder received token
@@ -24,6 +25,7 @@ const (
 	tableBlock    = 'b'
 	tableTx       = 'a'
 	tableTransfer = 't'
+	tableEmitted  = 'e'
 	tableByToken  = 'y'
 	tableInput    = 'i'
 	tableHolder   = 'h'
@@ -73,6 +75,10 @@ func txKey(addr common.Address, block uint64, index uint32) []byte {
 
 func transferKey(addr common.Address, block uint64, index, log uint32) []byte {
 	return appendLogPos(prefixKey(tableTransfer, addr), block, index, log)
+}
+
+func emittedKey(token common.Address, block uint64, index, log uint32) []byte {
+	return appendLogPos(prefixKey(tableEmitted, token), block, index, log)
 }
 
 func byTokenKey(addr, token common.Address, block uint64, index, log uint32) []byte {

@@ -22,6 +22,7 @@ import (
 type model struct {
 	txs       map[common.Address][]Tx // oldest first
 	transfers map[common.Address][]Transfer
+	emitted   map[common.Address][]Transfer // by token
 	tokens    map[common.Address]map[common.Address]bool
 	holders   map[common.Address]map[common.Address]bool
 	inputs    map[[2]uint64][]byte
@@ -30,7 +31,7 @@ type model struct {
 
 func scanChain(t *testing.T, c *chain.Chain) *model {
 	t.Helper()
-	m := &model{txs: map[common.Address][]Tx{}, transfers: map[common.Address][]Transfer{},
+	m := &model{txs: map[common.Address][]Tx{}, transfers: map[common.Address][]Transfer{}, emitted: map[common.Address][]Transfer{},
 		tokens: map[common.Address]map[common.Address]bool{}, holders: map[common.Address]map[common.Address]bool{},
 		inputs: map[[2]uint64][]byte{}, hashes: map[uint64]common.Hash{}}
 	bc := c.BlockChain()
@@ -80,6 +81,7 @@ func scanChain(t *testing.T, c *chain.Chain) *model {
 					m.transfers[a] = append(m.transfers[a], tr)
 					set(m.tokens, a, tr.Token)
 				}
+				m.emitted[tr.Token] = append(m.emitted[tr.Token], tr)
 				if tr.To != (common.Address{}) {
 					set(m.holders, tr.Token, tr.To)
 				}
@@ -119,6 +121,9 @@ func checkModel(t *testing.T, x *Index, m *model) {
 		addrs[a] = true
 	}
 	for a := range m.transfers {
+		addrs[a] = true
+	}
+	for a := range m.emitted {
 		addrs[a] = true
 	}
 	if len(addrs) < 15 {
@@ -179,9 +184,25 @@ func checkAddress(t *testing.T, x *Index, m *model, a common.Address) {
 	if got, want := show(trs), show(reversed(wantTrs)); got != want {
 		t.Errorf("transfers of %s:\n%s\nwant\n%s", a, got, want)
 	}
+	wantEmitted := m.emitted[a]
+	var emitted []Transfer
+	for cursor := (Cursor{}); ; {
+		page, next, err := x.TokenTransfers(a, cursor, 5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		emitted = append(emitted, page...)
+		if next.IsZero() {
+			break
+		}
+		cursor = next
+	}
+	if got, want := show(emitted), show(reversed(wantEmitted)); got != want {
+		t.Errorf("transfers of the token %s:\n%s\nwant\n%s", a, got, want)
+	}
 	counts, err := x.Counts(a)
-	if err != nil || counts != (Counts{Txs: uint64(len(wantTxs)), Transfers: uint64(len(wantTrs))}) {
-		t.Errorf("counts of %s: %+v, %v; want %d and %d", a, counts, err, len(wantTxs), len(wantTrs))
+	if want := (Counts{Txs: uint64(len(wantTxs)), Transfers: uint64(len(wantTrs)), TokenTransfers: uint64(len(wantEmitted))}); err != nil || counts != want {
+		t.Errorf("counts of %s: %+v, %v; want %+v", a, counts, err, want)
 	}
 	all := Query{ToBlock: math.MaxUint64, Ascending: true, Limit: MaxWindow}
 	if got, err := x.QueryTransactions(a, all); err != nil || show(got) != show(wantTxs) {

@@ -275,10 +275,47 @@ func TestCounts(t *testing.T) {
 		{f.busy, Counts{Txs: 150}},
 		{common.Address{}, Counts{Transfers: 1}},
 		{common.Address{0x12}, Counts{}},
+		{f.tokenT, Counts{TokenTransfers: 4}},
+		{f.token, Counts{TokenTransfers: 1}},
 	} {
 		if got, err := f.x.Counts(tt.addr); err != nil || got != tt.want {
 			t.Errorf("counts of %s: %+v, %v; want %+v", tt.addr, got, err, tt.want)
 		}
+	}
+}
+
+// TestTokenTransfersPages pages the transfers a token emitted, whoever
+// sent and received them, as an address's transfers page.
+func TestTokenTransfersPages(t *testing.T) {
+	f := newPagingFixture(t)
+	for _, tt := range []struct {
+		name   string
+		token  common.Address
+		before Cursor
+		limit  int
+		want   string
+		next   Cursor
+	}{
+		{"newest", f.tokenT, Cursor{}, 3, "5:0:1 5:0:0 1:1:1", Cursor{Block: 1, Index: 1, Log: 1}},
+		{"older", f.tokenT, Cursor{Block: 1, Index: 1, Log: 1}, 3, "1:1:0", Cursor{}},
+		{"all", f.tokenT, Cursor{}, 0, "5:0:1 5:0:0 1:1:1 1:1:0", Cursor{}},
+		{"another token", f.token, Cursor{}, 0, "4:2:1", Cursor{}},
+		{"no token", f.a, Cursor{}, 0, "", Cursor{}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			trs, next, err := f.x.TokenTransfers(tt.token, tt.before, tt.limit)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := transferPositions(trs); got != tt.want || next != tt.next {
+				t.Errorf("got %q next %+v; want %q next %+v", got, next, tt.want, tt.next)
+			}
+			for _, tr := range trs {
+				if tr.Token != tt.token {
+					t.Errorf("transfer %d:%d:%d of token %s", tr.Block, tr.TxIndex, tr.LogIndex, tr.Token)
+				}
+			}
+		})
 	}
 }
 

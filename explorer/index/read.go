@@ -58,6 +58,16 @@ func (x *Index) Transfers(addr common.Address, before Cursor, limit int) ([]Tran
 	return x.reads().transfers(addr, before, limit)
 }
 
+// TokenTransfers returns a page of the transfers of the token at token
+// (the Transfer logs it emitted) as Transfers does.
+func (x *Index) TokenTransfers(token common.Address, before Cursor, limit int) ([]Transfer, Cursor, error) {
+	if err := x.acquire(); err != nil {
+		return nil, Cursor{}, err
+	}
+	defer x.release()
+	return x.reads().tokenTransfers(token, before, limit)
+}
+
 // reads reads the index's database, or one snapshot of it (Snapshot). It
 // takes no hold on the index: its caller holds one.
 type reads struct{ db pebble.Reader }
@@ -81,10 +91,19 @@ func (r reads) transactions(addr common.Address, before Cursor, limit int) ([]Tx
 }
 
 func (r reads) transfers(addr common.Address, before Cursor, limit int) ([]Transfer, Cursor, error) {
-	prefix := prefixKey(tableTransfer, addr)
+	return r.transferPage(tableTransfer, addr, before, limit)
+}
+
+func (r reads) tokenTransfers(token common.Address, before Cursor, limit int) ([]Transfer, Cursor, error) {
+	return r.transferPage(tableEmitted, token, before, limit)
+}
+
+// transferPage is a page of the transfers under table's prefix of addr.
+func (r reads) transferPage(table byte, addr common.Address, before Cursor, limit int) ([]Transfer, Cursor, error) {
+	prefix := prefixKey(table, addr)
 	s := span{lower: prefix, upper: prefixEnd(prefix), limit: clampPage(limit)}
 	if !before.IsZero() {
-		s.upper = transferKey(addr, before.Block, before.Index, before.Log)
+		s.upper = appendLogPos(prefixKey(table, addr), before.Block, before.Index, before.Log)
 	}
 	trs, more, err := r.transferSpan(s)
 	if err != nil || !more {

@@ -66,6 +66,11 @@ func (s *Snapshot) Transfers(addr common.Address, before Cursor, limit int) ([]T
 	return s.reads().transfers(addr, before, limit)
 }
 
+// TokenTransfers is Index.TokenTransfers as of the snapshot.
+func (s *Snapshot) TokenTransfers(token common.Address, before Cursor, limit int) ([]Transfer, Cursor, error) {
+	return s.reads().tokenTransfers(token, before, limit)
+}
+
 // Counts is Index.Counts as of the snapshot.
 func (s *Snapshot) Counts(addr common.Address) (Counts, error) { return s.reads().counts(addr) }
 

@@ -183,6 +183,10 @@ func (w *blockWriter) transfer(t *Tx, l *types.Log, logIndex uint32) error {
 		}
 		w.count(addr).Transfers++
 	}
+	if err := w.batch.Set(emittedKey(tr.Token, tr.Block, tr.TxIndex, tr.LogIndex), w.buf, nil); err != nil {
+		return err
+	}
+	w.count(tr.Token).TokenTransfers++
 	// The zero address receives what is burnt; it holds nothing.
 	if tr.To == (common.Address{}) {
 		return nil
@@ -223,6 +227,7 @@ func (w *blockWriter) flushCounts(db pebble.Reader) error {
 		}
 		c.Txs += add.Txs
 		c.Transfers += add.Transfers
+		c.TokenTransfers += add.TokenTransfers
 		if err := w.batch.Set(key, appendCounts(nil, c), nil); err != nil {
 			return err
 		}
@@ -232,7 +237,8 @@ func (w *blockWriter) flushCounts(db pebble.Reader) error {
 
 func appendCounts(dst []byte, c Counts) []byte {
 	dst = binary.BigEndian.AppendUint64(dst, c.Txs)
-	return binary.BigEndian.AppendUint64(dst, c.Transfers)
+	dst = binary.BigEndian.AppendUint64(dst, c.Transfers)
+	return binary.BigEndian.AppendUint64(dst, c.TokenTransfers)
 }
 
 func readCounts(db pebble.Reader, key []byte) (Counts, error) {
@@ -244,8 +250,8 @@ func readCounts(db pebble.Reader, key []byte) (Counts, error) {
 		return Counts{}, fmt.Errorf("read counts: %w", err)
 	}
 	defer closer.Close()
-	if len(v) != 16 {
+	if len(v) != 24 {
 		return Counts{}, fmt.Errorf("counts: %w", errCorrupt)
 	}
-	return Counts{Txs: binary.BigEndian.Uint64(v), Transfers: binary.BigEndian.Uint64(v[8:])}, nil
+	return Counts{Txs: binary.BigEndian.Uint64(v), Transfers: binary.BigEndian.Uint64(v[8:]), TokenTransfers: binary.BigEndian.Uint64(v[16:])}, nil
 }

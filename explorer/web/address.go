@@ -37,9 +37,12 @@ type addressData struct {
 	Holdings     []holding
 	MoreHoldings int
 
-	View          string // "txs" or "transfers"
+	View          string // "txs", "transfers" or "token"
 	TxCount       uint64
 	TransferCount uint64
+	// TokenTransferCount counts the transfers of the token at the address
+	// (the Transfer logs it emitted), which view "token" lists.
+	TokenTransferCount uint64
 	// Txs and Transfers are a page of the address's history, newest
 	// first: pre-confirmed entries, then those of sealed blocks the index
 	// has not reached, then the index's.
@@ -81,9 +84,9 @@ func (e *Explorer) address(r *request) (result, error) {
 	switch view {
 	case "":
 		view = "txs"
-	case "txs", "transfers":
+	case "txs", "transfers", "token":
 	default:
-		return result{}, badRequest("view is txs or transfers.")
+		return result{}, badRequest("view is txs, transfers or token.")
 	}
 	before, err := parseCursor(string(r.ctx.QueryArgs().Peek("before")))
 	if err != nil {
@@ -133,11 +136,17 @@ func (e *Explorer) history(r *request, d *addressData, hs HistorySnapshot, befor
 		return fmt.Errorf("history counts of %s: %w", d.Address.Hex(), err)
 	}
 	d.TxCount, d.TransferCount = counts.Txs+u.sealedTxs, counts.Transfers+u.sealedTransfers
+	d.TokenTransferCount = counts.TokenTransfers + u.sealedTokenTransfers
 	if err := e.holdings(r, d, hs, u, tokens); err != nil {
 		return err
 	}
-	if d.View == "transfers" {
-		return e.transfers(d, hs, u, tokens)
+	switch d.View {
+	case "transfers":
+		d.Transfers, d.Older, err = e.transferPage(d.Address, u.transfers, hs.Transfers, u.before, tokens)
+		return err
+	case "token":
+		d.Transfers, d.Older, err = e.transferPage(d.Address, u.tokenTransfers, hs.TokenTransfers, u.before, tokens)
+		return err
 	}
 	return e.transactions(d, hs, u)
 }
@@ -237,25 +246,29 @@ func (e *Explorer) transactions(d *addressData, hs HistorySnapshot, u *unindexed
 	return nil
 }
 
-// transfers lists a page of the address's token transfers as transactions
-// does.
-func (e *Explorer) transfers(d *addressData, hs HistorySnapshot, u *unindexed, tokens tokenSet) error {
-	ts, next, err := hs.Transfers(d.Address, u.before, e.cfg.PageSize)
+// transferPage lists a page of transfers older than before, newest
+// first: those the index does not hold yet (fresh), then those read from
+// the index; older is the next page's cursor, empty at the end. Rows say
+// which side of each transfer addr is on.
+func (e *Explorer) transferPage(addr common.Address, fresh []transferEntry,
+	read func(common.Address, index.Cursor, int) ([]index.Transfer, index.Cursor, error),
+	before index.Cursor, tokens tokenSet) (rows []transferRow, older string, err error) {
+	ts, next, err := read(addr, before, e.cfg.PageSize)
 	if err != nil {
-		return fmt.Errorf("transfers of %s: %w", d.Address.Hex(), err)
+		return nil, "", fmt.Errorf("transfers of %s: %w", addr.Hex(), err)
 	}
-	list := u.transfers
+	list := fresh
 	for _, t := range ts {
 		list = append(list, transferEntry{Transfer: t})
 	}
 	more := len(list) > e.cfg.PageSize || !next.IsZero()
 	list = list[:min(len(list), e.cfg.PageSize)]
 	for _, t := range list {
-		d.Transfers = append(d.Transfers, transferRow{Transfer: t.Transfer, Token: tokens.get(&t.Token), In: t.To == d.Address, Out: t.From == d.Address, Pre: t.Pre})
+		rows = append(rows, transferRow{Transfer: t.Transfer, Token: tokens.get(&t.Token), In: t.To == addr, Out: t.From == addr, Pre: t.Pre})
 	}
 	if more {
 		last := list[len(list)-1]
-		d.Older = cursorString(index.Cursor{Block: last.Block, Index: last.TxIndex, Log: last.LogIndex})
+		older = cursorString(index.Cursor{Block: last.Block, Index: last.TxIndex, Log: last.LogIndex})
 	}
-	return nil
+	return rows, older, nil
 }

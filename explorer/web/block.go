@@ -33,7 +33,7 @@ func (p pager) Next() int     { return p.Start + p.Size }
 // newPager bounds start to the list.
 func newPager(start, size, total int) (pager, error) {
 	if start > 0 && start >= total {
-		return pager{}, notFound("The list has %d entries; there is nothing from entry %d on.", total, start)
+		return pager{}, notFound("The list has %s; there is nothing from entry %d on.", plural(total, "entry", "entries"), start)
 	}
 	return pager{Start: start, Size: size, Total: total}, nil
 }

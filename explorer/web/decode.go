@@ -158,10 +158,11 @@ func (d *decoder) methodName(input []byte) string {
 	return ""
 }
 
-// call decodes a transaction's input; nil when no known method matches or
-// the arguments do not unpack.
-func (d *decoder) call(to *common.Address, isToken bool, data []byte) *Call {
-	m, ok := d.method(to, isToken, data)
+// call decodes a transaction's input; token is the B20 token called, when
+// it is one, to write amounts in its units. Nil when no known method
+// matches or the arguments do not unpack.
+func (d *decoder) call(to *common.Address, token *stocks.Token, data []byte) *Call {
+	m, ok := d.method(to, token != nil, data)
 	if !ok {
 		return nil
 	}
@@ -170,10 +171,105 @@ func (d *decoder) call(to *common.Address, isToken bool, data []byte) *Call {
 		return nil
 	}
 	c := &Call{Contract: m.contract, Method: m.method.Sig, Name: m.method.Name}
+	if m.contract == contracts.B20Factory && m.method.Name == "createB20" {
+		return d.createB20(c, m.method.Inputs, values)
+	}
 	for i, arg := range m.method.Inputs {
-		c.Args = append(c.Args, d.value(arg, values[i], nil, true))
+		c.Args = append(c.Args, d.value(arg, values[i], token, true))
 	}
 	return c
+}
+
+// createParams are createB20's params by variant, as B20Factory.sol
+// abi.decodes them: B20AssetCreateParams and B20StablecoinCreateParams.
+var createParams = map[uint8]struct {
+	name string
+	args abi.Arguments
+}{
+	contracts.VariantAsset: {"B20AssetCreateParams", tupleArgs(
+		abi.ArgumentMarshaling{Name: "version", Type: "uint8"},
+		abi.ArgumentMarshaling{Name: "name", Type: "string"},
+		abi.ArgumentMarshaling{Name: "symbol", Type: "string"},
+		abi.ArgumentMarshaling{Name: "initialAdmin", Type: "address"},
+		abi.ArgumentMarshaling{Name: "decimals", Type: "uint8"},
+	)},
+	contracts.VariantStablecoin: {"B20StablecoinCreateParams", tupleArgs(
+		abi.ArgumentMarshaling{Name: "version", Type: "uint8"},
+		abi.ArgumentMarshaling{Name: "name", Type: "string"},
+		abi.ArgumentMarshaling{Name: "symbol", Type: "string"},
+		abi.ArgumentMarshaling{Name: "initialAdmin", Type: "address"},
+		abi.ArgumentMarshaling{Name: "currency", Type: "string"},
+	)},
+}
+
+// stablecoinDecimals are every Stablecoin token's (B20Factory's
+// STABLECOIN_DECIMALS).
+const stablecoinDecimals = 6
+
+func tupleArgs(fields ...abi.ArgumentMarshaling) abi.Arguments {
+	t, err := abi.NewType("tuple", "", fields)
+	if err != nil {
+		panic(err) // the types are fixed above
+	}
+	return abi.Arguments{{Type: t}}
+}
+
+// createB20 writes createB20's arguments: params decoded as the variant's
+// struct, and the initial calls with amounts and caps in the new token's
+// units (its decimals and symbol are in params).
+func (d *decoder) createB20(c *Call, inputs abi.Arguments, values []any) *Call {
+	variant, _ := values[0].(uint8)
+	params, token := d.createParams(variant, values[2].([]byte))
+	for i, arg := range inputs {
+		switch {
+		case arg.Name == "params" && params != nil:
+			c.Args = append(c.Args, Value{Name: arg.Name, Type: arg.Type.String(), Calls: []*Call{params}})
+		case arg.Name == "initCalls":
+			calls, _ := values[i].([][]byte)
+			v := Value{Name: arg.Name, Type: arg.Type.String()}
+			v.Calls, v.Text = d.innerCalls(calls, token)
+			c.Args = append(c.Args, v)
+		default:
+			c.Args = append(c.Args, d.value(arg, values[i], nil, true))
+		}
+	}
+	return c
+}
+
+// createParams decodes createB20's params of variant as a pseudo-call
+// named after the struct, and the token they create (its symbol and
+// decimals); nil, nil when they do not decode.
+func (d *decoder) createParams(variant uint8, data []byte) (*Call, *stocks.Token) {
+	p, ok := createParams[variant]
+	if !ok {
+		return nil, nil
+	}
+	values, err := p.args.Unpack(data)
+	if err != nil || len(values) != 1 {
+		return nil, nil
+	}
+	t := p.args[0].Type
+	rv := reflect.ValueOf(values[0])
+	if rv.Kind() != reflect.Struct || rv.NumField() != len(t.TupleElems) {
+		return nil, nil
+	}
+	c := &Call{Name: p.name, Method: t.String()}
+	token := &stocks.Token{Decimals: stablecoinDecimals}
+	for i, elem := range t.TupleElems {
+		name, v := t.TupleRawNames[i], rv.Field(i).Interface()
+		c.Args = append(c.Args, d.value(abi.Argument{Name: name, Type: *elem}, v, nil, false))
+		switch x := v.(type) {
+		case string:
+			if name == "symbol" {
+				token.Symbol = x
+			}
+		case uint8:
+			if name == "decimals" {
+				token.Decimals = x
+			}
+		}
+	}
+	return c, token
 }
 
 // event decodes a log; token is the emitting contract when the token index
@@ -235,8 +331,11 @@ func (d *decoder) value(arg abi.Argument, v any, token *stocks.Token, inner bool
 		}
 	case *big.Int:
 		out.Text = x.String()
-		if token != nil && (name == "amount" || name == "value") {
-			out.Text = units(x, token.Decimals) + " " + clip(token.Symbol, 16)
+		switch {
+		case strings.Contains(name, "supplycap") && x.Cmp(maxUint128) == 0:
+			out.Text = "no cap (2^128 − 1)"
+		case token != nil && (name == "amount" || name == "value" || strings.Contains(name, "supplycap")):
+			out.Text = strings.TrimSpace(units(x, token.Decimals) + " " + clip(token.Symbol, 16))
 		}
 	case uint64:
 		out.Text = fmt.Sprint(x)
@@ -261,9 +360,9 @@ func (d *decoder) value(arg abi.Argument, v any, token *stocks.Token, inner bool
 		}
 	case [][]byte:
 		if inner && (name == "initcalls" || name == "internalcalls") {
-			out.Calls, out.Text = d.innerCalls(x)
+			out.Calls, out.Text = d.innerCalls(x, nil)
 		} else {
-			out.Text = fmt.Sprintf("%d byte strings", len(x))
+			out.Text = plural(len(x), "byte string", "byte strings")
 		}
 	case string:
 		out.Text = fmt.Sprintf("%q", clip(x, maxText))
@@ -292,21 +391,22 @@ func (d *decoder) enum(name string, v uint8) string {
 }
 
 // innerCalls decodes createB20's initCalls and announce's internalCalls,
-// which run on a B20 token.
-func (d *decoder) innerCalls(calls [][]byte) ([]*Call, string) {
+// which run on a B20 token: token when known, to write its amounts and caps
+// in its units.
+func (d *decoder) innerCalls(calls [][]byte, token *stocks.Token) ([]*Call, string) {
 	var out []*Call
 	for _, data := range calls[:min(len(calls), maxInner)] {
-		c := d.innerCall(data)
+		c := d.innerCall(data, token)
 		out = append(out, c)
 	}
 	more := ""
 	if len(calls) > maxInner {
-		more = fmt.Sprintf("and %d more calls", len(calls)-maxInner)
+		more = "and " + plural(len(calls)-maxInner, "more call", "more calls")
 	}
 	return out, more
 }
 
-func (d *decoder) innerCall(data []byte) *Call {
+func (d *decoder) innerCall(data []byte, token *stocks.Token) *Call {
 	m, err := d.asset.abi.MethodById(data[:min(len(data), 4)])
 	if err != nil || len(data) < 4 {
 		return &Call{Name: hexClip(data)}
@@ -317,7 +417,7 @@ func (d *decoder) innerCall(data []byte) *Call {
 	}
 	c := &Call{Contract: d.asset.name, Method: m.Sig, Name: m.Name}
 	for i, arg := range m.Inputs {
-		c.Args = append(c.Args, d.value(arg, values[i], nil, false))
+		c.Args = append(c.Args, d.value(arg, values[i], token, false))
 	}
 	return c
 }

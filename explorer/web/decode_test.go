@@ -1,8 +1,12 @@
 package web
 
 import (
+	"fmt"
+	"math/big"
+	"strings"
 	"testing"
 
+	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/stocknode/stocknode/contracts"
@@ -72,5 +76,70 @@ func TestSelectorsNameOneMethod(t *testing.T) {
 				t.Errorf("%s: %s by address, %s by selector", a.name, got.method.Name, d.methodName(m.ID))
 			}
 		}
+	}
+}
+
+// createB20's params show as the variant's struct, and the initial calls'
+// supply cap and amounts in the new token's units.
+func TestCreateB20Decoded(t *testing.T) {
+	d, err := newDecoder()
+	if err != nil {
+		t.Fatal(err)
+	}
+	factory, asset := contracts.MustLoad(contracts.B20Factory).ABI, contracts.MustLoad(contracts.B20Asset).ABI
+	admin := common.HexToAddress("0x00000000000000000000000000000000000000a1")
+	capCall, _ := asset.Pack("updateSupplyCap", big.NewInt(2_500_000_000_000)) // 2.5 million at 6 decimals
+	mint, _ := asset.Pack("mint", admin, big.NewInt(1_500_000))
+	show := func(c *Call) string {
+		var b strings.Builder
+		var walk func(c *Call, depth int)
+		walk = func(c *Call, depth int) {
+			fmt.Fprintf(&b, "%s%s\n", strings.Repeat(" ", depth), c.Name)
+			for _, a := range c.Args {
+				fmt.Fprintf(&b, "%s %s=%s%v\n", strings.Repeat(" ", depth), a.Name, a.Text, a.Addrs)
+				for _, in := range a.Calls {
+					walk(in, depth+2)
+				}
+			}
+		}
+		walk(c, 0)
+		return b.String()
+	}
+	for _, tt := range []struct {
+		name    string
+		variant uint8
+		params  []byte
+		want    []string
+	}{
+		{"asset", contracts.VariantAsset, contracts.AssetParams("Acme Robotics", "ACME", admin, 6),
+			[]string{"B20AssetCreateParams", `name="Acme Robotics"`, `symbol="ACME"`, "decimals=6", "initialAdmin=[" + admin.Hex() + "]",
+				"newSupplyCap=2,500,000 ACME", "amount=1.5 ACME", "variant=0 (Asset)"}},
+		{"stablecoin", contracts.VariantStablecoin, contracts.StablecoinParams("Dollar", "USDX", admin, "USD"),
+			[]string{"B20StablecoinCreateParams", `currency="USD"`, "newSupplyCap=2,500,000 USDX", "amount=1.5 USDX"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			input, err := factory.Pack("createB20", tt.variant, common.Hash{1}, tt.params, [][]byte{capCall, mint})
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := d.call(&contracts.FactoryAddress, nil, input)
+			if c == nil {
+				t.Fatal("not decoded")
+			}
+			got := show(c)
+			for _, w := range tt.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("lacks %q:\n%s", w, got)
+				}
+			}
+			if strings.Contains(got, "params=0x") {
+				t.Errorf("params left raw:\n%s", got)
+			}
+		})
+	}
+	// Params that do not decode stay raw.
+	input, _ := factory.Pack("createB20", uint8(0), common.Hash{1}, []byte{1, 2, 3}, [][]byte{})
+	if got := show(d.call(&contracts.FactoryAddress, nil, input)); !strings.Contains(got, "params=0x010203") {
+		t.Errorf("undecodable params:\n%s", got)
 	}
 }

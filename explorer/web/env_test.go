@@ -160,6 +160,7 @@ type fakeHistory struct {
 	hold      *uint64                             // scan no block above this
 	txs       map[common.Address][]index.Tx       // oldest first
 	transfers map[common.Address][]index.Transfer // oldest first
+	emitted   map[common.Address][]index.Transfer // by token, oldest first
 }
 
 // Hold stops the index at block n (it may be there already or below);
@@ -180,7 +181,7 @@ func (h *fakeHistory) Release() {
 // catchUp scans the blocks sealed since the last call; mu must be held.
 func (h *fakeHistory) catchUp() {
 	if h.txs == nil {
-		h.txs, h.transfers = map[common.Address][]index.Tx{}, map[common.Address][]index.Transfer{}
+		h.txs, h.transfers, h.emitted = map[common.Address][]index.Tx{}, map[common.Address][]index.Transfer{}, map[common.Address][]index.Transfer{}
 	}
 	bc := h.chain.BlockChain()
 	head := h.chain.Head().Number.Uint64()
@@ -212,6 +213,7 @@ func (h *fakeHistory) catchUp() {
 				}
 				t := index.Transfer{Block: l.BlockNumber, TxIndex: uint32(l.TxIndex), LogIndex: uint32(l.Index), Time: block.Time(), TxHash: l.TxHash,
 					Token: l.Address, From: common.BytesToAddress(l.Topics[1][12:]), To: common.BytesToAddress(l.Topics[2][12:]), Value: new(big.Int).SetBytes(l.Data)}
+				h.emitted[t.Token] = append(h.emitted[t.Token], t)
 				for _, a := range []common.Address{t.From, t.To} {
 					if len(h.transfers[a]) == 0 || h.transfers[a][len(h.transfers[a])-1] != t {
 						h.transfers[a] = append(h.transfers[a], t)
@@ -255,6 +257,12 @@ func (s *fakeSnapshot) transfers(addr common.Address) []index.Transfer {
 	return held(s, s.h.transfers[addr], func(t index.Transfer) uint64 { return t.Block })
 }
 
+func (s *fakeSnapshot) emitted(token common.Address) []index.Transfer {
+	s.h.mu.Lock()
+	defer s.h.mu.Unlock()
+	return held(s, s.h.emitted[token], func(t index.Transfer) uint64 { return t.Block })
+}
+
 // held is the entries of blocks up to the snapshot's.
 func held[T any](s *fakeSnapshot, all []T, block func(T) uint64) []T {
 	var out []T
@@ -272,6 +280,12 @@ func (s *fakeSnapshot) Transactions(addr common.Address, before index.Cursor, li
 
 func (s *fakeSnapshot) Transfers(addr common.Address, before index.Cursor, limit int) ([]index.Transfer, index.Cursor, error) {
 	return page(s.transfers(addr), before, limit, func(t index.Transfer) index.Cursor {
+		return index.Cursor{Block: t.Block, Index: t.TxIndex, Log: t.LogIndex}
+	})
+}
+
+func (s *fakeSnapshot) TokenTransfers(token common.Address, before index.Cursor, limit int) ([]index.Transfer, index.Cursor, error) {
+	return page(s.emitted(token), before, limit, func(t index.Transfer) index.Cursor {
 		return index.Cursor{Block: t.Block, Index: t.TxIndex, Log: t.LogIndex}
 	})
 }
@@ -297,7 +311,7 @@ func cmpCursor(a, b index.Cursor) int {
 }
 
 func (s *fakeSnapshot) Counts(addr common.Address) (index.Counts, error) {
-	return index.Counts{Txs: uint64(len(s.txs(addr))), Transfers: uint64(len(s.transfers(addr)))}, nil
+	return index.Counts{Txs: uint64(len(s.txs(addr))), Transfers: uint64(len(s.transfers(addr))), TokenTransfers: uint64(len(s.emitted(addr)))}, nil
 }
 
 func (s *fakeSnapshot) Tokens(addr, after common.Address, limit int) ([]common.Address, error) {

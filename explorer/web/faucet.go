@@ -12,6 +12,9 @@ type faucetData struct {
 	Info      FaucetInfo
 	// DripURL is where the page's script posts {"address"}.
 	DripURL string
+	// StatusURL is the faucet API's status, which the page re-reads after
+	// a drip.
+	StatusURL string
 	// CooldownSeconds drives the page's countdown after a drip.
 	CooldownSeconds int64
 	// Widget is the captcha the faucet requires, nil for none.
@@ -43,7 +46,7 @@ func (w *captchaWidget) csp() string {
 }
 
 func (e *Explorer) faucet(r *request) (result, error) {
-	d := faucetData{DripURL: e.cfg.FaucetAPI + "/drip"}
+	d := faucetData{DripURL: e.cfg.FaucetAPI + "/drip", StatusURL: e.cfg.FaucetAPI + "/status"}
 	if e.deps.Faucet != nil {
 		info, err := e.deps.Faucet()
 		if err != nil {

@@ -82,21 +82,81 @@ func utc(ts uint64) string {
 // isoTime writes a block timestamp for <time datetime>.
 func isoTime(ts uint64) string { return time.Unix(int64(ts), 0).UTC().Format(time.RFC3339) }
 
-// ago writes how long before now a block timestamp was.
+// dateAfter is the age beyond which a time shows as its date rather than
+// as an age: "23 h ago", then "2026-01-01 00:00 UTC". app.js's ago keeps
+// the same rule.
+const dateAfter = 24 * time.Hour
+
+// ago writes how long before now a block timestamp was, in whole seconds
+// of now (floor) less the timestamp, as app.js counts them: the same
+// timestamp and clock give the same text on the server and in the page,
+// and a newer block never reads older. A time in the future (another
+// clock) is "just now"; one more than dateAfter ago is its date.
 func ago(ts uint64, now time.Time) string {
-	d := now.Sub(time.Unix(int64(ts), 0))
+	secs := now.Unix() - int64(ts)
+	d := time.Duration(secs) * time.Second
 	switch {
-	case d < time.Second:
+	case secs < 1:
 		return "just now"
 	case d < time.Minute:
-		return fmt.Sprintf("%d s ago", int(d.Seconds()))
+		return strconv.FormatInt(secs, 10) + " s ago"
 	case d < time.Hour:
-		return fmt.Sprintf("%d min ago", int(d.Minutes()))
-	case d < 48*time.Hour:
-		return fmt.Sprintf("%d h ago", int(d.Hours()))
+		return strconv.FormatInt(secs/60, 10) + " min ago"
+	case d <= dateAfter:
+		return strconv.FormatInt(secs/3600, 10) + " h ago"
 	}
-	return fmt.Sprintf("%d days ago", int(d.Hours()/24))
+	return time.Unix(int64(ts), 0).UTC().Format("2006-01-02 15:04 UTC")
 }
+
+// plural writes a count with its noun: "1 transaction", "2 transactions",
+// digits grouped.
+func plural(n any, one, many string) string {
+	var v uint64
+	switch x := n.(type) {
+	case int:
+		v = uint64(max(x, 0))
+	case uint64:
+		v = x
+	case uint32:
+		v = uint64(x)
+	case uint:
+		v = uint64(x)
+	}
+	if v == 1 {
+		return "1 " + one
+	}
+	return num(v) + " " + many
+}
+
+// readable writes v base units of a token with decimals for reading rather
+// than exactly: at most four decimals for amounts of a unit or more
+// ("12.5", "9,999,989.9999", rounded half up), four significant digits below
+// one unit ("0.0001234"). units writes the exact amount.
+func readable(v *big.Int, decimals uint8) string {
+	if v == nil {
+		return "0"
+	}
+	if v.Sign() < 0 {
+		return "-" + readable(new(big.Int).Neg(v), decimals)
+	}
+	one := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(decimals)), nil)
+	keep := 4 // decimals kept
+	if v.Cmp(one) < 0 && v.Sign() > 0 {
+		// Four significant digits: the zeros after the point, then four.
+		zeros := int(decimals) - len(v.String())
+		keep = min(int(decimals), zeros+4)
+	}
+	if keep >= int(decimals) {
+		return units(v, decimals)
+	}
+	step := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(int(decimals)-keep)), nil)
+	rounded := new(big.Int).Add(v, new(big.Int).Rsh(step, 1))
+	rounded.Quo(rounded, step).Mul(rounded, step)
+	return units(rounded, decimals)
+}
+
+// ethReadable is readable in ETH.
+func ethReadable(v *big.Int) string { return readable(v, 18) + " ETH" }
 
 // percent writes part/whole as a percentage with one decimal.
 func percent(part, whole uint64) string {

@@ -1,7 +1,9 @@
 package web
 
 import (
+	"fmt"
 	"math/big"
+	"strings"
 	"testing"
 	"time"
 
@@ -94,6 +96,15 @@ func TestParse(t *testing.T) {
 		{hash[:65], false, false, false},
 		{"0x" + string(make128zeros()[:40]), false, false, true},
 		{"0x" + string(make128zeros()[:39]) + "g", false, false, false},
+		{"0x1a", true, false, false},
+		{"0X1A", true, false, false},
+		{"0xffffffffffffffff", true, false, false},
+		{"0x1ffffffffffffffff", false, false, false}, // 17 digits
+		{"0x", false, false, false},
+		{"0xg", false, false, false},
+	}
+	if n, _ := parseNumber("0x1a"); n != 26 {
+		t.Errorf("0x1a is %d", n)
 	}
 	for _, tt := range tests {
 		_, n := parseNumber(tt.in)
@@ -136,4 +147,88 @@ func parseBack(t *testing.T, s string) index.Cursor {
 		t.Fatal(err)
 	}
 	return c
+}
+
+// TestAges: whole seconds of the clock less the timestamp (as app.js
+// counts), never older for a newer block, and a date beyond a day.
+func TestAges(t *testing.T) {
+	now := time.Unix(1_800_000_000, 900_000_000) // .9 s into the second
+	for _, tt := range []struct {
+		ts   uint64
+		want string
+	}{
+		{1_800_000_005, "just now"}, // another clock, ahead
+		{1_800_000_000, "just now"},
+		{1_799_999_999, "1 s ago"},
+		{1_799_999_941, "59 s ago"},
+		{1_799_999_940, "1 min ago"},
+		{1_799_996_400, "1 h ago"},
+		{1_800_000_000 - 86400, "24 h ago"},
+		{1_800_000_000 - 86401, "2027-01-14 07:59 UTC"},
+		{1767225600, "2026-01-01 00:00 UTC"}, // the preview genesis
+	} {
+		if got := ago(tt.ts, now); got != tt.want {
+			t.Errorf("ago(%d) = %q, want %q", tt.ts, got, tt.want)
+		}
+	}
+	// Newer blocks (larger timestamps) never read older, at any moment.
+	rank := func(s string) int64 {
+		var n int64
+		var unit string
+		switch {
+		case s == "just now":
+			return 0
+		case strings.HasSuffix(s, "UTC"):
+			return 1 << 40
+		}
+		fmt.Sscanf(s, "%d %s", &n, &unit)
+		return n * map[string]int64{"s": 1, "min": 60, "h": 3600}[unit]
+	}
+	for ms := int64(0); ms < 5000; ms += 100 {
+		at := time.Unix(1_800_000_000, 0).Add(time.Duration(ms) * time.Millisecond)
+		prev := int64(-1)
+		for ts := uint64(1_800_000_005); ts >= 1_799_999_000; ts-- {
+			r := rank(ago(ts, at))
+			if r < prev {
+				t.Fatalf("at %v block time %d reads %q, younger than a newer block", at, ts, ago(ts, at))
+			}
+			prev = r
+		}
+	}
+}
+
+func TestPlural(t *testing.T) {
+	for _, tt := range []struct {
+		n    any
+		want string
+	}{
+		{0, "0 transactions"}, {1, "1 transaction"}, {uint64(1), "1 transaction"}, {uint64(2), "2 transactions"}, {uint64(1234), "1,234 transactions"}, {-1, "0 transactions"},
+	} {
+		if got := plural(tt.n, "transaction", "transactions"); got != tt.want {
+			t.Errorf("plural(%v) = %q, want %q", tt.n, got, tt.want)
+		}
+	}
+}
+
+func TestReadable(t *testing.T) {
+	for _, tt := range []struct {
+		v    string
+		want string
+	}{
+		{"0", "0"},
+		{"12500000000000000000", "12.5"},
+		{"1000000000000000000", "1"},
+		{"9999989999999999999999999", "9,999,990"},
+		{"9999989123456789000000000", "9,999,989.1235"},
+		{"123456789000000", "0.0001235"},
+		{"1", "0.000000000000000001"},
+		{"-2500000000000000000", "-2.5"},
+	} {
+		if got := readable(big10(tt.v), 18); got != tt.want {
+			t.Errorf("readable(%s) = %q, want %q", tt.v, got, tt.want)
+		}
+	}
+	if got := ethReadable(big10("999999998999999999999999")); got != "999,999.999 ETH" {
+		t.Errorf("ethReadable = %q", got)
+	}
 }

@@ -139,6 +139,7 @@ func (e *Explorer) render(ctx *fasthttp.RequestCtx, status int, res result) {
 	var buf bytes.Buffer
 	data := layout{
 		Title: res.title, Page: res.page, Net: e.netInfo(), Query: clip(string(ctx.QueryArgs().Peek("q")), maxQuery), Body: res.data,
+		Now: time.Now().UnixMilli(),
 	}
 	if err := e.pages.execute(&buf, res.page, res.fragment, data); err != nil {
 		e.log.Error("Explorer template failed", "page", res.page, "err", err)
@@ -179,6 +180,9 @@ type layout struct {
 	Net   netInfo
 	Query string
 	Body  any
+	// Now is the server's clock (unix ms) as the page renders, which the
+	// page's script counts ages from (body[data-now]).
+	Now int64
 }
 
 // netInfo is the network as the frame shows it and the wallet button adds it.

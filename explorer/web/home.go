@@ -60,12 +60,8 @@ func (e *Explorer) home(r *request) (result, error) {
 	d := homeData{Head: snap.HeadHeader, Stats: computeStats(blocks), NextBaseFee: snap.Pending.Header.BaseFee, Now: r.now, Size: e.cfg.HomeSize}
 	blocks = blocks[:min(len(blocks), e.cfg.HomeSize)]
 	d.Blocks = blocks
-	for _, b := range blocks {
-		for _, tx := range b.Last {
-			if len(d.Txs) < e.cfg.HomeSize {
-				d.Txs = append(d.Txs, tx)
-			}
-		}
+	if len(blocks) > 0 {
+		d.Txs = blocks[0].Recent
 	}
 	d.Pending = e.pendingRows(r)
 	return result{page: "home", title: "Explorer", data: d}, nil

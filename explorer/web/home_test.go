@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/valyala/fasthttp"
+
+	"github.com/stocknode/stocknode/node/pending"
 )
 
 var blockRowRe = regexp.MustCompile(`<tr data-block-number="(\d+)"`)
@@ -65,4 +67,33 @@ func TestHomeFragment(t *testing.T) {
 			t.Errorf("latest blocks %v skip or repeat a number", numbers)
 		}
 	}
+}
+
+// The home page's latest transactions are the chain's latest, however many
+// empty blocks came since: from the ring while the node runs, and from the
+// seed's scan below the seeded blocks when it starts.
+func TestLatestTransactionsFarBack(t *testing.T) {
+	e := newExplorerChain(t)
+	last := e.WaitSealed(e.hostile)
+	e.WaitFor("more empty blocks than the ring is seeded with", func(s *pending.Snapshot) bool {
+		return s.Head.NumberU64() > last+seedBlocks+2
+	})
+	latest := within(t, e.page("/"), "latest-txs", "</tbody>")
+	if n := strings.Count(latest, "<tr data-tx-hash="); n != 5 {
+		t.Errorf("%d latest transactions, want the home size 5:\n%s", n, latest)
+	}
+	rowOf(t, latest, e.hostile.Hash())
+	// A node that starts now finds them below the blocks it seeds.
+	fresh, err := New(e.ex.cfg, e.ex.deps, e.ex.log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ctx fasthttp.RequestCtx
+	ctx.Request.SetRequestURI("/")
+	fresh.page(fresh.home)(&ctx)
+	latest = within(t, string(ctx.Response.Body()), "latest-txs", "</tbody>")
+	if n := strings.Count(latest, "<tr data-tx-hash="); n != 5 {
+		t.Errorf("after a start: %d latest transactions, want 5:\n%s", n, latest)
+	}
+	rowOf(t, latest, e.hostile.Hash())
 }

@@ -188,6 +188,31 @@ func TestExplorer(t *testing.T) {
 		}
 		transfers := page("/address/" + dev2.Hex() + "?view=transfers")
 		wantAll(t, "transfers", transfers, `id="address-transfers"`, e.tokenTransfer.Hash().Hex(), `<span class="badge ok">in</span>`)
+		// A token contract's page counts and lists the token's transfers.
+		token := page("/address/" + e.xrbt.Hex())
+		counts := regexp.MustCompile(`id="history-counts">[^<]*? ([\d,]+) transfers? of this token`).FindStringSubmatch(token)
+		if counts == nil || counts[1] == "0" {
+			t.Errorf("XRBT's address page counts no transfers of the token: %v", counts)
+		}
+		wantAll(t, "XRBT's address page", token, `id="tab-token"`)
+		// Paged by cursor: every page, newest first, adds up to the count.
+		var listed int
+		var all string
+		for path := "/address/" + e.xrbt.Hex() + "?view=token"; path != ""; {
+			p := page(path)
+			all += p
+			listed += strings.Count(within(t, p, "address-transfers", "</tbody>"), "<tr ")
+			path = ""
+			if m := regexp.MustCompile(`id="older" rel="next" href="([^"]+)"`).FindStringSubmatch(p); m != nil {
+				path = strings.ReplaceAll(m[1], "&amp;", "&")
+			}
+		}
+		if !strings.Contains(all, e.tokenTransfer.Hash().Hex()) {
+			t.Error("XRBT's address page does not list the token transfer")
+		}
+		if counts != nil && fmt.Sprint(listed) != counts[1] {
+			t.Errorf("XRBT's address page lists %d transfers, counts %s", listed, counts[1])
+		}
 		factory := page("/address/" + contracts.FactoryAddress.Hex())
 		wantAll(t, "factory", factory, "B20 factory", `data-contract="true"`)
 	})
@@ -205,18 +230,34 @@ func TestExplorer(t *testing.T) {
 			t.Fatal("no next holders link")
 		}
 		page(next[1])
+		transfers := page("/token/" + e.xrbt.Hex() + "?view=transfers")
+		wantAll(t, "token transfers", transfers, `id="token-transfers"`, `aria-current="page">Transfers (`, `id="older"`)
+		rows := within(t, transfers, "token-transfers", "</tbody>")
+		if first := regexp.MustCompile(`data-block-number="(\d+)"`).FindAllStringSubmatch(rows, -1); len(first) < 2 {
+			t.Errorf("XRBT's transfers: %d rows", len(first))
+		} else {
+			for i := 1; i < len(first); i++ {
+				if a, b := first[i-1][1], first[i][1]; len(a) < len(b) || (len(a) == len(b) && a < b) {
+					t.Errorf("token transfers not newest first: block %s before %s", a, b)
+				}
+			}
+		}
 	})
 
 	t.Run("search", func(t *testing.T) {
 		blockHash := e.Chain.BlockChain().GetBlockByNumber(e.createBlock).Hash().Hex()
 		for q, want := range map[string]string{
-			"xrbt":                            "/token/" + e.xrbt.Hex(),
-			fmt.Sprint(e.createBlock):         fmt.Sprintf("/block/%d", e.createBlock),
-			" " + fmt.Sprint(e.createBlock):   fmt.Sprintf("/block/%d", e.createBlock),
-			blockHash:                         "/block/" + blockHash,
-			e.create.Hash().Hex():             "/tx/" + e.create.Hash().Hex(),
-			strings.ToLower(dev0.Hex()):       "/address/" + dev0.Hex(),
-			strings.ToLower(e.xrbt.Hex()[2:]): "",
+			"xrbt":                             "/token/" + e.xrbt.Hex(),
+			"example robotics inc. (example)":  "/token/" + e.xrbt.Hex(),
+			"Robotics":                         "/token/" + e.xrbt.Hex(),
+			fmt.Sprintf("0x%x", e.createBlock): fmt.Sprintf("/block/%d", e.createBlock),
+			"no such token":                    "",
+			fmt.Sprint(e.createBlock):          fmt.Sprintf("/block/%d", e.createBlock),
+			" " + fmt.Sprint(e.createBlock):    fmt.Sprintf("/block/%d", e.createBlock),
+			blockHash:                          "/block/" + blockHash,
+			e.create.Hash().Hex():              "/tx/" + e.create.Hash().Hex(),
+			strings.ToLower(dev0.Hex()):        "/address/" + dev0.Hex(),
+			strings.ToLower(e.xrbt.Hex()[2:]):  "",
 		} {
 			resp := e.get("/search?q=" + urlQuery(q))
 			if want == "" {
@@ -228,6 +269,13 @@ func TestExplorer(t *testing.T) {
 			if resp.StatusCode() != fasthttp.StatusSeeOther || string(resp.Header.Peek("Location")) != want {
 				t.Errorf("search %q: %d to %q, want 303 to %q", q, resp.StatusCode(), resp.Header.Peek("Location"), want)
 			}
+		}
+	})
+
+	t.Run("search lists the tokens a name may mean", func(t *testing.T) {
+		body := page("/search?q=example")
+		if n := strings.Count(within(t, body, "search-results", "</ul>"), "<li>"); n != min(len(preview.Examples()), e.ex.cfg.PageSize) {
+			t.Errorf("search for a word of every example token's name lists %d tokens:\n%s", n, body)
 		}
 	})
 

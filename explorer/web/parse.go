@@ -15,8 +15,14 @@ import (
 // token symbol a few.
 const maxQuery = 200
 
-// parseNumber reads a decimal block number.
+// parseNumber reads a block number: decimal, or 0x and at most 16 hex
+// digits (as JSON-RPC writes it: 0x1a is 26); longer hex is a hash or an
+// address.
 func parseNumber(s string) (uint64, bool) {
+	if len(s) > 2 && len(s) <= 18 && (s[:2] == "0x" || s[:2] == "0X") {
+		n, err := strconv.ParseUint(s[2:], 16, 64)
+		return n, err == nil
+	}
 	if s == "" || len(s) > 20 || strings.TrimLeft(s, "0123456789") != "" {
 		return 0, false
 	}

@@ -16,27 +16,33 @@ type searchData struct {
 	Tokens []*stocks.Token
 }
 
-// search sends a block number or hash, a transaction hash, an address or a
-// token symbol to its page (303), or says nothing was found.
+// search sends a block number (decimal or 0x hex) or hash, a transaction
+// hash, an address or a token's symbol or name to its page (303), lists
+// the tokens it may mean, or says nothing was found.
 func (e *Explorer) search(r *request) (result, error) {
 	q := strings.TrimSpace(string(r.ctx.QueryArgs().Peek("q")))
 	switch {
 	case q == "":
-		return result{}, badRequest("Type a block number or hash, a transaction hash, an address or a token symbol.")
+		return result{}, badRequest("Type a block number or hash, a transaction hash, an address, or a token's symbol or name.")
 	case len(q) > maxQuery:
 		return result{}, badRequest("The search is too long: a hash is 66 characters.")
 	}
 	if to, err := e.resolve(r, q); err != nil || to != "" {
 		return result{redirect: to}, err
 	}
-	matches := e.tokenSet().bySymbol(q)
-	switch len(matches) {
-	case 0:
+	// A token by its symbol or name: one that is exactly the query is
+	// the answer; else the one token whose name or symbol holds it.
+	exact, partial := e.tokenSet().find(q, e.cfg.PageSize)
+	switch {
+	case len(exact) == 1:
+		return result{redirect: "/token/" + exact[0].Address.Hex()}, nil
+	case len(exact) == 0 && len(partial) == 1:
+		return result{redirect: "/token/" + partial[0].Address.Hex()}, nil
+	case len(exact) == 0 && len(partial) == 0:
 		return result{}, &httpError{fasthttp.StatusNotFound, "Nothing found",
-			"No block, transaction, address or token symbol matches “" + clip(q, echoLimit) + "”."}
-	case 1:
-		return result{redirect: "/token/" + matches[0].Address.Hex()}, nil
+			"No block, transaction, address, token name or symbol matches “" + clip(q, echoLimit) + "”."}
 	}
+	matches := append(exact, partial...)
 	return result{page: "search", title: "Search", data: searchData{Query: clip(q, echoLimit), Tokens: matches[:min(len(matches), e.cfg.PageSize)]}}, nil
 }
 

@@ -79,6 +79,8 @@ func funcs(a *assets) template.FuncMap {
 		"utc":            utc,
 		"iso":            isoTime,
 		"ago":            func(ts uint64) string { return ago(ts, time.Now()) },
+		"plural":         plural,
+		"ethr":           ethReadable,
 		"percent":        percent,
 		"rate":           rate,
 		"dur":            duration,

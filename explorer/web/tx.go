@@ -89,7 +89,7 @@ func (e *Explorer) tx(r *request) (result, error) {
 	signer := types.LatestSignerForChainID(e.deps.Chain.Config().ChainID)
 	d.From, _ = types.Sender(signer, tx)
 	d.ToToken = tokens.get(tx.To())
-	d.Call = e.decoder.call(tx.To(), d.ToToken != nil, tx.Data())
+	d.Call = e.decoder.call(tx.To(), d.ToToken, tx.Data())
 	if h := found.header; h != nil {
 		d.Block, d.Time = h.Number.Uint64(), h.Time
 		if found.status == statusSealed {

@@ -63,13 +63,16 @@ type unindexed struct {
 
 	txs       []txEntry
 	transfers []transferEntry
+	// tokenTransfers are the transfers of the token at addr: the Transfer
+	// logs it emitted, whoever sent and received them.
+	tokenTransfers []transferEntry
 	// tokens are the tokens the address sent or received in the sealed
 	// blocks (holdings are read at the head: pre-confirmed ones would
 	// show nothing yet).
 	tokens []common.Address
-	// sealedTxs and sealedTransfers count the entries of sealed blocks,
-	// which the index's counts do not hold yet.
-	sealedTxs, sealedTransfers uint64
+	// sealedTxs, sealedTransfers and sealedTokenTransfers count the
+	// entries of sealed blocks, which the index's counts do not hold yet.
+	sealedTxs, sealedTransfers, sealedTokenTransfers uint64
 	// complete is false when the index trails by more than maxTrail
 	// blocks: only the pre-confirmed block was read.
 	complete bool
@@ -214,9 +217,11 @@ func involves(addr, from common.Address, tx *types.Transaction) bool {
 }
 
 // mayTransfer reports whether a block whose logs have bloom may hold an
-// ERC-20 Transfer from or to addr (a topic of its own).
+// ERC-20 Transfer from or to addr (a topic of its own), or of the token at
+// addr (the log's address).
 func mayTransfer(bloom types.Bloom, addr common.Address) bool {
-	return types.BloomLookup(bloom, transferTopic) && types.BloomLookup(bloom, common.BytesToHash(addr[:]))
+	return types.BloomLookup(bloom, transferTopic) &&
+		(types.BloomLookup(bloom, common.BytesToHash(addr[:])) || types.BloomLookup(bloom, addr))
 }
 
 func logStarts(receipts types.Receipts) []uint32 {
@@ -257,8 +262,8 @@ func (u *unindexed) addTx(b txBlock, tx *types.Transaction, i int, from common.A
 	u.txs = append(u.txs, txEntry{Tx: t, Pre: b.pre})
 }
 
-// addTransfers adds the ERC-20 Transfers from or to the address that
-// receipt logged, newest first.
+// addTransfers adds the ERC-20 Transfers that receipt logged, newest
+// first: those from or to the address, and those of the token at it.
 func (u *unindexed) addTransfers(b txBlock, tx *types.Transaction, i int, receipt *types.Receipt, first uint32) {
 	for j := len(receipt.Logs) - 1; j >= 0; j-- {
 		l := receipt.Logs[j]
@@ -266,21 +271,33 @@ func (u *unindexed) addTransfers(b txBlock, tx *types.Transaction, i int, receip
 			continue
 		}
 		from, to := common.BytesToAddress(l.Topics[1][:]), common.BytesToAddress(l.Topics[2][:])
-		if from != u.addr && to != u.addr {
+		party, emitted := from == u.addr || to == u.addr, l.Address == u.addr
+		if !party && !emitted {
 			continue
-		}
-		if !b.pre {
-			u.sealedTransfers++
-			u.touched(l.Address)
 		}
 		pos := index.Cursor{Block: b.header.Number.Uint64(), Index: uint32(i), Log: first + uint32(j)}
-		if len(u.transfers) >= u.keep || !olderThan(pos, u.before) {
-			continue
-		}
-		u.transfers = append(u.transfers, transferEntry{Pre: b.pre, Transfer: index.Transfer{
+		entry := transferEntry{Pre: b.pre, Transfer: index.Transfer{
 			Block: pos.Block, TxIndex: pos.Index, LogIndex: pos.Log, Time: b.header.Time, TxHash: tx.Hash(),
 			Token: l.Address, From: from, To: to, Value: new(big.Int).SetBytes(l.Data),
-		}})
+		}}
+		keep := olderThan(pos, u.before)
+		if party {
+			if !b.pre {
+				u.sealedTransfers++
+				u.touched(l.Address)
+			}
+			if keep && len(u.transfers) < u.keep {
+				u.transfers = append(u.transfers, entry)
+			}
+		}
+		if emitted {
+			if !b.pre {
+				u.sealedTokenTransfers++
+			}
+			if keep && len(u.tokenTransfers) < u.keep {
+				u.tokenTransfers = append(u.tokenTransfers, entry)
+			}
+		}
 	}
 }
 

@@ -78,6 +78,9 @@ type HistorySnapshot interface {
 	Transactions(addr common.Address, before index.Cursor, limit int) ([]index.Tx, index.Cursor, error)
 	// Transfers returns an address's token transfers like Transactions.
 	Transfers(addr common.Address, before index.Cursor, limit int) ([]index.Transfer, index.Cursor, error)
+	// TokenTransfers returns the transfers of the token at token (the
+	// Transfer logs it emitted) like Transactions.
+	TokenTransfers(token common.Address, before index.Cursor, limit int) ([]index.Transfer, index.Cursor, error)
 	// Counts returns how many transactions and transfers an address has.
 	Counts(addr common.Address) (index.Counts, error)
 	// Tokens returns a page of the tokens an address ever sent or

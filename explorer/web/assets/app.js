@@ -15,7 +15,8 @@
 //                              wallet_addEthereumChain
 //   #wallet-hint[data-wallet]  "none" when no wallet was found (the hint says so),
 //                              "present" otherwise, "added" after a success
-//   time[data-ts]              unix seconds; the text ("3 s ago") is refreshed every second
+//   time[data-ts]              unix seconds; the text ("3 s ago", beyond a day the UTC
+//                              date "2026-01-01 00:00 UTC") is refreshed every second
 //
 // Home (body[data-page=home]): after every newHeads or newFlashblocks (and a
 // reconnect) the page fetches /fragment/home, the same parts as the server
@@ -35,6 +36,12 @@
 //                              same element, data-preconfirmed flips to "false", its
 //                              "pre-confirmed" badge ([data-badge]) goes, the block
 //                              cell becomes a link
+// Address and token pages (rendered by the server, read by the tests)
+//   #history-counts            "n transactions, m token transfers"; on a token
+//                              contract also "k transfers of this token" (?view=token)
+//   #address-transfers, #token-transfers (/token/{address}?view=transfers)
+//                              rows tr[data-tx-hash][data-log-index][data-block-number],
+//                              newest first; a#older to the next page (?before=cursor)
 // Block and transaction pages
 //   #confirmations[data-block-number]   head − number + 1, on every newHeads
 // Transaction page
@@ -50,7 +57,11 @@
 //   #faucet-result, then #faucet-sent (#faucet-sent-amount, #faucet-sent-to, a#faucet-tx
 //   to /tx/{hash}) or #faucet-error (the API's message), and #faucet-wait with
 //   #faucet-cooldown[data-seconds] counting down (the cooldown after a drip, or a
-//   429's Retry-After); #faucet-balance[data-wei] re-read after a drip
+//   429's Retry-After); #faucet-balance[data-wei] (readable ETH, the exact amount
+//   in its title) and #faucet-drips[data-drips] re-read from the faucet's status
+//   endpoint (#faucet-form[data-status-url]) after a drip
+//   body[data-now]             the server's clock (unix ms) when it rendered the
+//                              page: ages count from it (see ago)
 (function () {
   "use strict";
 
@@ -73,18 +84,48 @@
     return neg ? "-" + s : s;
   }
 
-  function ago(ts) {
-    var d = Math.floor(Date.now() / 1000) - ts;
+  // readable is format.go's readable: at most four decimals from one unit
+  // up (rounded half up), four significant digits below.
+  function readable(value, decimals) {
+    var v = BigInt(value);
+    if (v < 0n) return "-" + readable(-v, decimals);
+    var one = 10n ** BigInt(decimals), keep = 4;
+    if (v > 0n && v < one) keep = Math.min(decimals, decimals - v.toString().length + 4);
+    if (keep >= decimals) return units(v, decimals);
+    var step = 10n ** BigInt(decimals - keep);
+    return units((v + step / 2n) / step * step, decimals);
+  }
+
+  // Ages count the server's clock, as the server's own rendering does
+  // (format.go's ago): body[data-now] is the server's time when it rendered
+  // the page, and the page keeps the difference to its own clock, so the
+  // ages the server wrote and those written here agree, whatever the
+  // browser's clock says, and a newer block never reads older. One rule on
+  // both sides: whole seconds of now (floor) less the timestamp; "just now"
+  // below a second (or ahead of the clock), then s, min, h; beyond a day
+  // (dateAfter) the UTC date and time.
+  var skew = 0;
+  if (document.body.dataset.now) skew = Number(document.body.dataset.now) - Date.now();
+  function serverNow() { return Date.now() + skew; }
+
+  function pad(n) { return (n < 10 ? "0" : "") + n; }
+  function ago(ts, nowSecs) {
+    var d = nowSecs - ts;
     if (d < 1) return "just now";
     if (d < 60) return d + " s ago";
     if (d < 3600) return Math.floor(d / 60) + " min ago";
-    if (d < 172800) return Math.floor(d / 3600) + " h ago";
-    return Math.floor(d / 86400) + " days ago";
+    if (d <= 86400) return Math.floor(d / 3600) + " h ago";
+    var t = new Date(ts * 1000);
+    return t.getUTCFullYear() + "-" + pad(t.getUTCMonth() + 1) + "-" + pad(t.getUTCDate()) + " " +
+      pad(t.getUTCHours()) + ":" + pad(t.getUTCMinutes()) + " UTC";
   }
 
+  // tickAges writes every age from one reading of the clock.
   function tickAges() {
+    var now = Math.floor(serverNow() / 1000);
     document.querySelectorAll("time[data-ts]").forEach(function (t) {
-      t.textContent = ago(Number(t.dataset.ts));
+      var text = ago(Number(t.dataset.ts), now);
+      if (t.textContent !== text) t.textContent = text;
     });
   }
   setInterval(tickAges, 1000);
@@ -391,15 +432,24 @@
       return isNaN(at) ? 0 : (at - Date.now()) / 1000;
     }
 
-    function refreshBalance() {
-      var addr = $("faucet").dataset.faucetAddress, out = $("faucet-balance");
-      fetch("/", {
-        method: "POST", headers: { "Content-Type": "application/json" },
-        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_getBalance", params: [addr, "pending"] })
-      }).then(function (res) { return res.json(); }).then(function (j) {
-        if (!j.result) return;
-        out.dataset.wei = BigInt(j.result).toString();
-        out.textContent = units(j.result, 18) + " ETH";
+    // refreshStatus re-reads the faucet's state from its status endpoint
+    // after a drip: the balance (pending, so the drip counts once it is
+    // pre-confirmed) and the drips of the last hour. The drip's
+    // transaction may not be pre-confirmed when the first answer comes, so
+    // it asks again, a few times, until the balance moved.
+    function refreshStatus(tries) {
+      var bal = $("faucet-balance"), drips = $("faucet-drips");
+      fetch(form.dataset.statusUrl, { cache: "no-store" }).then(function (res) {
+        return res.ok ? res.json() : null;
+      }).then(function (st) {
+        if (!st) return;
+        var moved = st.balance_wei !== bal.dataset.wei;
+        bal.dataset.wei = st.balance_wei;
+        bal.textContent = readable(st.balance_wei, 18) + " ETH";
+        bal.title = units(st.balance_wei, 18) + " ETH";
+        drips.textContent = String(st.drips_last_hour);
+        drips.dataset.drips = String(st.drips_last_hour);
+        if (!moved && tries > 1) setTimeout(function () { refreshStatus(tries - 1); }, 250);
       }, function () {});
     }
 
@@ -425,13 +475,13 @@
         return res.json().catch(function () { return {}; }).then(function (body) {
           if (res.ok) {
             show("faucet-sent");
-            $("faucet-sent-amount").textContent = body.amount_wei != null ? units(String(body.amount_wei), 18) + " ETH" : "test ETH";
+            $("faucet-sent-amount").textContent = body.amount_wei != null ? readable(String(body.amount_wei), 18) + " ETH" : "test ETH";
             $("faucet-sent-to").textContent = body.to || address;
             var tx = $("faucet-tx");
             tx.textContent = body.tx_hash;
             tx.href = "/tx/" + body.tx_hash;
             countdown(Number(form.dataset.cooldown));
-            refreshBalance();
+            refreshStatus(8);
             return;
           }
           show("faucet-error");
