@@ -276,6 +276,14 @@ func TestOtherChainRebuilds(t *testing.T) {
 // and one after a gap: both are refused and change nothing.
 func TestDivergedBlockRejected(t *testing.T) {
 	a, b := generate(t, 11, 2), generate(t, 12, 2)
+	// The gap below needs a's block 6 and the other chain b's block 4;
+	// how many blocks a history takes depends on the sequencer's timing.
+	for rounds := 3; a.BlockChain().GetBlockByNumber(6) == nil; rounds++ {
+		a = generate(t, 11, rounds)
+	}
+	for rounds := 3; b.BlockChain().GetBlockByNumber(4) == nil; rounds++ {
+		b = generate(t, 12, rounds)
+	}
 	x := openIndex(t, Config{InMemory: true}, a)
 	if err := x.indexRange(0, 3); err != nil {
 		t.Fatal(err)
