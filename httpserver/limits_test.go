@@ -275,7 +275,9 @@ func TestHeaderAndBodyTimeouts(t *testing.T) {
 // closed without a word at the header timeout; one that speaks is served.
 func TestSilentConnectionsHeldAtTheGate(t *testing.T) {
 	cfg := DefaultConfig()
-	cfg.HeaderTimeout = 500 * time.Millisecond
+	// Long enough that all the connections are open at once on a loaded
+	// machine before the first is closed.
+	cfg.HeaderTimeout = 3 * time.Second
 	s := New(cfg, echoRPC{}, healthy)
 	url := serve(t, s)
 	addr := s.Addr().String()
