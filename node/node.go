@@ -266,7 +266,9 @@ func (n *Node) startAPI() error {
 	n.rpc = rpc.New(n.cfg.RPC, backend, n.reg)
 	n.http = httpserver.New(n.cfg.HTTP, n.rpc, n.health)
 	n.http.HandleRPC("/preconf", n.rpc.In(rpc.Preconf))
-	listeners := sequencer.Listeners{n.txwait}
+	// The RPC server first: a sender's held view (--rpc.receipt-hold) is found
+	// from its marks as soon as a block is announced.
+	listeners := sequencer.Listeners{n.rpc, n.txwait}
 	if err := n.startServices(&listeners); err != nil {
 		n.closeServices()
 		return err

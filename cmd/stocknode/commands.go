@@ -21,6 +21,7 @@ import (
 	"github.com/stocknode/stocknode/node/chain"
 	"github.com/stocknode/stocknode/node/rpc"
 	"github.com/stocknode/stocknode/node/sequencer"
+	"github.com/stocknode/stocknode/node/txpool"
 	"github.com/stocknode/stocknode/node/ws"
 )
 
@@ -64,6 +65,7 @@ func runNode(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs.DurationVar(&cfg.Sequencer.PreconfInterval, "preconf-interval", 200*time.Millisecond, "time between pre-confirmations (at most --block-time)")
 	fs.DurationVar(&cfg.Sequencer.PreconfMinGap, "preconf-min-gap", 20*time.Millisecond, "eager pre-confirmation: transactions accepted after a pre-confirmation that executed transactions are executed and published this long after it, not at the next --preconf-interval tick, and after one that executed none at once (at most --preconf-interval; 0: ticks only)")
 	fs.Uint64Var(&cfg.TxPool.GlobalSlots, "txpool.globalslots", 0, "executable transactions the pool holds (default geth's 5120)")
+	fs.IntVar(&cfg.TxPool.AddBatch, "txpool.addbatch", txpool.DefaultAddBatch, "most transactions added to the pool at once: the sends that arrive while one batch is added form the next, so the pool's lock and promotion pass are taken once per batch, not once per send")
 	verbosity := fs.Int("verbosity", 3, "log level: 0 silent, 1 error, 2 warn, 3 info, 4 debug (each sealed block)")
 	fs.DurationVar(&cfg.Sequencer.LogSummary, "log.summary", sequencer.DefaultLogSummary, "how often one INFO line sums up the blocks sealed since the last (each block is a DEBUG line, --verbosity 4); negative: never")
 	pprofOn := fs.Bool("pprof", false, "serve Go profiles at /debug/pprof/ on --pprof.addr (an admin listener, never the public port)")

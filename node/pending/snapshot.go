@@ -12,6 +12,7 @@ import (
 	"github.com/ethereum/go-ethereum/core/state"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/trie"
 
 	"github.com/stocknode/stocknode/node/callstate"
 )
@@ -26,6 +27,30 @@ type Block struct {
 	Header       *types.Header
 	Transactions types.Transactions
 	Receipts     types.Receipts
+
+	assembled atomic.Pointer[types.Block] // Assembled's, once made
+}
+
+// Assembled is the block as pre-confirmed so far: header roots and bloom
+// derived from its transactions and receipts, the state root zero until
+// the block is sealed. A pending block never changes, so it is assembled
+// once, by its first reader, and shared: deriving the two roots hashes
+// every transaction and receipt, and a client polling the pending block
+// (an explorer, a load generator's inclusion poller) made every poll pay
+// for it. Callers must not modify it.
+func (b *Block) Assembled() *types.Block {
+	if block := b.assembled.Load(); block != nil {
+		return block
+	}
+	body := &types.Body{Transactions: b.Transactions}
+	if b.Header.WithdrawalsHash != nil {
+		body.Withdrawals = []*types.Withdrawal{}
+	}
+	block := types.NewBlock(b.Header, body, b.Receipts, trie.NewStackTrie(nil))
+	if !b.assembled.CompareAndSwap(nil, block) {
+		return b.assembled.Load() // another reader's, the same block
+	}
+	return block
 }
 
 // Snapshot is one published view: the head block and the pending block on

@@ -5,7 +5,6 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
-	"github.com/ethereum/go-ethereum/trie"
 
 	"github.com/stocknode/stocknode/codec"
 	"github.com/stocknode/stocknode/node/pending"
@@ -30,22 +29,11 @@ func (ref blockRef) hash() common.Hash {
 
 // pendingRef is the pending block as the request's view shows it.
 func pendingRef(r *request) blockRef {
-	ref := blockRef{block: pendingBlock(r.snap.Pending), pending: true}
+	ref := blockRef{block: r.snap.Pending.Assembled(), pending: true}
 	if r.view == Preconf {
 		ref.preconfHash = r.snap.Pending.PreconfHash()
 	}
 	return ref
-}
-
-// pendingBlock assembles the pre-confirmed block of a snapshot: header roots
-// and bloom derived from its transactions and receipts; the state root stays
-// zero until the block is sealed.
-func pendingBlock(p *pending.Block) *types.Block {
-	body := &types.Body{Transactions: p.Transactions}
-	if p.Header.WithdrawalsHash != nil {
-		body.Withdrawals = []*types.Withdrawal{}
-	}
-	return types.NewBlock(p.Header, body, p.Receipts, trie.NewStackTrie(nil))
 }
 
 // blockByParam resolves argument i to a block, or nil when there is none

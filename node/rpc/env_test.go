@@ -88,14 +88,24 @@ func newTestNode(t testing.TB, blockTime, preconf time.Duration, options ...opti
 		t.Fatal(err)
 	}
 	waiters := txwait.New(tc.txwait)
-	seq.SetListener(waiters)
+	srv := New(tc.rpc, Backend{Chain: c, Pool: txs, Snapshots: store, Calls: calls, TxWait: waiters, Known: tc.known}, nil)
+	seq.SetListener(sequencer.Listeners{srv, waiters}) // as the node: the server first
 	if err := seq.PublishHead(); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); seq.Run(ctx) }()
-	srv := New(tc.rpc, Backend{Chain: c, Pool: txs, Snapshots: store, Calls: calls, TxWait: waiters, Known: tc.known}, nil)
+	// Run opens the first block at once: wait for it, so that a test's
+	// first request never meets PublishHead's empty pending block.
+	for deadline := time.Now().Add(5 * time.Second); blockTime > 0; time.Sleep(time.Millisecond) {
+		if snap := store.Load(); snap.Pending.Header.Number.Cmp(snap.Head.Number()) > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the sequencer opened no block within 5s")
+		}
+	}
 	t.Cleanup(func() {
 		waiters.Close()
 		cancel()

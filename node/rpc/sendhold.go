@@ -1,13 +1,13 @@
 package rpc
 
 import (
-	"math"
 	"net/netip"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
 
 	"github.com/stocknode/stocknode/node/pending"
 	"github.com/stocknode/stocknode/peer"
@@ -38,17 +38,33 @@ import (
 const DefaultReceiptHold = 300 * time.Millisecond
 
 // recentSends remembers which client sent each transaction of the last
-// hold, and when.
+// hold, and when, and in which block each was sealed. The sequencer's
+// listener (Server.Sealed) marks the sends a block seals as it is
+// announced, so a request finds its client's held view by reading marks,
+// never by looking transactions up in the database: a client that sends
+// thousands of transactions a second (a bot, a relay, clients behind one
+// address) has thousands of sends in every hold, and each of its requests
+// looking each one up made a flood's cost grow with the square of its rate
+// (PERFORMANCE.md, "eth_sendRawTransactionSync under a flood").
 type recentSends struct {
 	hold time.Duration
 	now  func() time.Time
 	// last is when anyone last sent (Unix nanoseconds): past the hold,
 	// a request skips the lookup.
 	last atomic.Int64
+	// marked is the last block whose sends are marked (0: none yet): a
+	// send not marked is in no block up to it.
+	marked atomic.Uint64
 
 	mu       sync.RWMutex
 	byClient map[netip.Addr][]*recentSend
 	order    []*recentSend // oldest first, to expire
+	byHash   map[common.Hash]*recentSend
+	// sealed are the transactions of the blocks marked in the last two
+	// holds, for a send recorded only after its block was marked (its
+	// sender's request was slow to record it).
+	sealed      map[common.Hash]uint64
+	sealedOrder []sealedTx // oldest first, to expire
 }
 
 type recentSend struct {
@@ -59,8 +75,14 @@ type recentSend struct {
 	sealedIn atomic.Uint64
 }
 
+type sealedTx struct {
+	hash common.Hash
+	at   time.Time
+}
+
 func newRecentSends(hold time.Duration) *recentSends {
-	return &recentSends{hold: hold, now: time.Now, byClient: map[netip.Addr][]*recentSend{}}
+	return &recentSends{hold: hold, now: time.Now, byClient: map[netip.Addr][]*recentSend{},
+		byHash: map[common.Hash]*recentSend{}, sealed: map[common.Hash]uint64{}}
 }
 
 // sent records that p sent the transaction hash now.
@@ -73,32 +95,81 @@ func (s *recentSends) sent(p *peer.Peer, hash common.Hash) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.expire(now)
+	if n := s.sealed[hash]; n > 0 {
+		send.sealedIn.Store(n)
+	}
 	s.byClient[send.client] = append(s.byClient[send.client], send)
 	s.order = append(s.order, send)
+	s.byHash[hash] = send
 	s.last.Store(now.UnixNano())
 }
 
-// held returns p's sends of the last hold.
-func (s *recentSends) held(p *peer.Peer) []*recentSend {
-	if s.hold <= 0 {
-		return nil
+// maxCatchUp bounds the blocks marked at once: the first marking, and
+// one after a long stall, start that many blocks below the head. A send
+// is sealed within a few blocks of its recording, and a hold lasts a few.
+const maxCatchUp = 64
+
+// markThrough marks the sends sealed in the blocks after the last marked
+// one up to head, whose transactions block returns (nil for a block it
+// does not have).
+func (s *recentSends) markThrough(head uint64, block func(number uint64) types.Transactions) {
+	if s.hold <= 0 || head <= s.marked.Load() {
+		return
 	}
 	now := s.now()
-	if now.UnixNano()-s.last.Load() >= int64(s.hold) {
-		return nil
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	from := s.marked.Load() + 1
+	if head < from { // marked while this one waited for the lock
+		return
 	}
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	var out []*recentSend
-	for _, send := range s.byClient[clientKey(p)] {
-		if now.Sub(send.at) < s.hold {
-			out = append(out, send)
+	if head-from >= maxCatchUp {
+		from = head - maxCatchUp + 1
+	}
+	s.expire(now)
+	for n := from; n <= head; n++ {
+		for _, tx := range block(n) {
+			hash := tx.Hash()
+			if send := s.byHash[hash]; send != nil {
+				send.sealedIn.Store(n)
+			}
+			s.sealed[hash] = n
+			s.sealedOrder = append(s.sealedOrder, sealedTx{hash: hash, at: now})
 		}
 	}
-	return out
+	s.marked.Store(head)
 }
 
-// expire drops the sends older than the hold; the caller holds mu.
+// active reports whether anyone sent in the last hold.
+func (s *recentSends) active() bool {
+	return s.hold > 0 && s.now().UnixNano()-s.last.Load() < int64(s.hold)
+}
+
+// earliestSealed is the first block up to head that seals a send of p's
+// in the last hold, or 0; the blocks up to head must be marked.
+func (s *recentSends) earliestSealed(p *peer.Peer, head uint64) uint64 {
+	if !s.active() {
+		return 0
+	}
+	now := s.now()
+	earliest := uint64(0)
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	sends := s.byClient[clientKey(p)]
+	for i := len(sends) - 1; i >= 0; i-- { // newest first: stop at the hold's start
+		send := sends[i]
+		if now.Sub(send.at) >= s.hold {
+			break
+		}
+		if n := send.sealedIn.Load(); n > 0 && n <= head && (earliest == 0 || n < earliest) {
+			earliest = n
+		}
+	}
+	return earliest
+}
+
+// expire drops the sends older than the hold, and the sealed
+// transactions older than two; the caller holds mu.
 func (s *recentSends) expire(now time.Time) {
 	n := 0
 	for ; n < len(s.order) && now.Sub(s.order[n].at) >= s.hold; n++ {
@@ -109,9 +180,19 @@ func (s *recentSends) expire(now time.Time) {
 		} else {
 			s.byClient[send.client] = sends[1:] // a client's sends are in order too
 		}
+		if s.byHash[send.hash] == send {
+			delete(s.byHash, send.hash)
+		}
 	}
 	if n > 0 {
 		s.order = append(s.order[:0], s.order[n:]...)
+	}
+	n = 0
+	for ; n < len(s.sealedOrder) && now.Sub(s.sealedOrder[n].at) >= 2*s.hold; n++ {
+		delete(s.sealed, s.sealedOrder[n].hash)
+	}
+	if n > 0 {
+		s.sealedOrder = append(s.sealedOrder[:0], s.sealedOrder[n:]...)
 	}
 }
 
@@ -126,17 +207,20 @@ func clientKey(p *peer.Peer) netip.Addr {
 // current, unless a transaction the client sent in the last hold is sealed
 // in it; then the last one before the earliest such block.
 func (s *Server) heldSnapshot(r *request) *pending.Snapshot {
-	sends := s.sends.held(r.peer)
-	if len(sends) == 0 {
+	if !s.sends.active() {
 		return r.snap
 	}
-	earliest := uint64(math.MaxUint64)
-	for _, send := range sends {
-		if n := s.sealedIn(send, r.snap); n > 0 && n < earliest {
-			earliest = n
+	// The sequencer's listener marks each block as it announces it
+	// (Sealed); a request that loaded the snapshot first marks it itself.
+	head := r.snap.Head
+	s.sends.markThrough(head.NumberU64(), func(n uint64) types.Transactions {
+		if n == head.NumberU64() {
+			return head.Transactions()
 		}
-	}
-	if earliest == math.MaxUint64 {
+		return s.canonicalTxs(n)
+	})
+	earliest := s.sends.earliestSealed(r.peer, head.NumberU64())
+	if earliest == 0 {
 		return r.snap
 	}
 	if before := s.b.Snapshots.Before(earliest); before != nil {
@@ -145,16 +229,26 @@ func (s *Server) heldSnapshot(r *request) *pending.Snapshot {
 	return r.snap
 }
 
-// sealedIn is the number of the block of snap's chain that holds send's
-// transaction, 0 if none does yet.
-func (s *Server) sealedIn(send *recentSend, snap *pending.Snapshot) uint64 {
-	if n := send.sealedIn.Load(); n > 0 {
-		return n
+// canonicalTxs are the transactions of canonical block n, nil if there is
+// none.
+func (s *Server) canonicalTxs(n uint64) types.Transactions {
+	if block := s.b.Chain.BlockChain().GetBlockByNumber(n); block != nil {
+		return block.Transactions()
 	}
-	entry, tx := s.b.Chain.BlockChain().GetCanonicalTransaction(send.hash)
-	if tx == nil || entry.BlockIndex > snap.Head.NumberU64() {
-		return 0
-	}
-	send.sealedIn.Store(entry.BlockIndex)
-	return entry.BlockIndex
+	return nil
 }
+
+// Sealed implements sequencer.Listener: it marks the sends block seals,
+// so that the held views of their senders are found without looking
+// their transactions up.
+func (s *Server) Sealed(_ *pending.Snapshot, block *types.Block) {
+	s.sends.markThrough(block.NumberU64(), func(n uint64) types.Transactions {
+		if n == block.NumberU64() {
+			return block.Transactions()
+		}
+		return s.canonicalTxs(n)
+	})
+}
+
+// Preconfirmed implements sequencer.Listener.
+func (s *Server) Preconfirmed(*pending.Snapshot) {}

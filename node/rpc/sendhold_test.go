@@ -2,20 +2,30 @@ package rpc
 
 import (
 	"net/netip"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/core/types"
 
 	"github.com/stocknode/stocknode/peer"
 )
 
+func transfers(n int) []*types.Transaction {
+	txs := make([]*types.Transaction, n)
+	for i := range txs {
+		txs[i] = types.NewTx(&types.LegacyTx{Nonce: uint64(i), Gas: 21_000})
+	}
+	return txs
+}
+
 func TestRecentSends(t *testing.T) {
 	alice, bob := peer.New(netip.MustParseAddr("192.0.2.1"), nil), peer.New(netip.MustParseAddr("192.0.2.2"), nil)
 	aliceV6, aliceV6Too := peer.New(netip.MustParseAddr("2001:db8::1"), nil), peer.New(netip.MustParseAddr("2001:db8::2"), nil)
-	tx := common.Hash{1}
+	tx := transfers(1)[0]
 	tests := []struct {
 		name   string
 		hold   time.Duration
@@ -37,28 +47,91 @@ func TestRecentSends(t *testing.T) {
 			now := time.Unix(1000, 0)
 			s := newRecentSends(tt.hold)
 			s.now = func() time.Time { return now }
-			s.sent(tt.sender, tx)
+			s.sent(tt.sender, tx.Hash())
+			s.markThrough(7, blocks(map[uint64]types.Transactions{7: {tx}}))
 			now = now.Add(tt.after)
-			held := s.held(tt.asker)
-			if got := len(held) == 1 && held[0].hash == tx; got != tt.held {
-				t.Errorf("held %v, want the send: %v", held, tt.held)
+			want := uint64(0)
+			if tt.held {
+				want = 7
+			}
+			if got := s.earliestSealed(tt.asker, 7); got != want {
+				t.Errorf("earliest sealed block %d, want %d", got, want)
 			}
 		})
 	}
 }
 
+// blocks serves markThrough the transactions of the blocks in m.
+func blocks(m map[uint64]types.Transactions) func(uint64) types.Transactions {
+	return func(n uint64) types.Transactions { return m[n] }
+}
+
+// TestRecentSendsMarks: a request finds the block that seals its client's
+// sends from the marks of the blocks up to its head, whichever came
+// first, the send's record or its block's marking; blocks past its head
+// do not count; blocks are marked once, the first marking from at most
+// maxCatchUp blocks below the head.
+func TestRecentSendsMarks(t *testing.T) {
+	alice := peer.New(netip.MustParseAddr("192.0.2.1"), nil)
+	txs := transfers(4)
+	t.Run("the earliest of several", func(t *testing.T) {
+		s := newRecentSends(time.Second)
+		for _, tx := range txs {
+			s.sent(alice, tx.Hash())
+		}
+		s.markThrough(6, blocks(map[uint64]types.Transactions{5: txs[2:3], 6: txs[1:2]}))
+		if got := s.earliestSealed(alice, 6); got != 5 {
+			t.Errorf("earliest sealed block %d, want 5", got)
+		}
+		if got := s.earliestSealed(alice, 4); got != 0 {
+			t.Errorf("with head 4: earliest sealed block %d, want none", got)
+		}
+	})
+	t.Run("recorded after its block was marked", func(t *testing.T) {
+		s := newRecentSends(time.Second)
+		s.markThrough(5, blocks(map[uint64]types.Transactions{5: txs}))
+		s.sent(alice, txs[3].Hash())
+		if got := s.earliestSealed(alice, 5); got != 5 {
+			t.Errorf("earliest sealed block %d, want 5", got)
+		}
+	})
+	t.Run("each block once, from at most maxCatchUp below the head", func(t *testing.T) {
+		s := newRecentSends(time.Second)
+		var asked []uint64
+		block := func(n uint64) types.Transactions { asked = append(asked, n); return nil }
+		s.markThrough(1000, block)
+		if len(asked) != maxCatchUp || asked[0] != 1000-maxCatchUp+1 || asked[len(asked)-1] != 1000 {
+			t.Fatalf("first marking asked for blocks %v, want the %d up to 1000", asked, maxCatchUp)
+		}
+		asked = nil
+		s.markThrough(999, block)
+		s.markThrough(1000, block)
+		s.markThrough(1002, block)
+		if !slices.Equal(asked, []uint64{1001, 1002}) {
+			t.Errorf("then asked for blocks %v, want 1001 and 1002", asked)
+		}
+	})
+}
+
 // TestRecentSendsExpire: what the hold no longer covers is forgotten, so
-// the record stays as small as the sends of one hold.
+// the record stays as small as the sends of one hold (and the sealed
+// transactions of two).
 func TestRecentSendsExpire(t *testing.T) {
 	now := time.Unix(1000, 0)
 	s := newRecentSends(300 * time.Millisecond)
 	s.now = func() time.Time { return now }
-	for i := range 1000 {
-		s.sent(nil, common.Hash{byte(i), byte(i >> 8)})
+	for i, tx := range transfers(1000) {
+		s.sent(nil, tx.Hash())
+		if i%10 == 0 {
+			s.markThrough(uint64(i/10+1), blocks(map[uint64]types.Transactions{uint64(i/10 + 1): {tx}}))
+		}
 		now = now.Add(time.Millisecond)
 	}
-	if n := len(s.order); n > 301 || len(s.byClient[netip.Addr{}]) != n {
-		t.Fatalf("%d sends remembered (%d by client), want at most the last 300 ms's", n, len(s.byClient[netip.Addr{}]))
+	if n := len(s.order); n > 301 || len(s.byClient[netip.Addr{}]) != n || len(s.byHash) != n {
+		t.Fatalf("%d sends remembered (%d by client, %d by hash), want at most the last 300 ms's", n, len(s.byClient[netip.Addr{}]), len(s.byHash))
+	}
+	if n := len(s.sealedOrder); n > 61 || len(s.sealed) != n {
+		t.Fatalf("%d sealed transactions remembered (%d by hash), want at most the last 600 ms's", n, len(s.sealed))
 	}
 }
 

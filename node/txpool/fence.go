@@ -35,7 +35,8 @@ type fenced struct {
 func (p *fenced) Add(txs []*types.Transaction, sync bool) []error {
 	// Recover the senders before the fence, as legacypool reuses them: an
 	// add held there while a new head is taken in has its costliest check
-	// done. A sender that does not recover is legacypool's to refuse.
+	// done (Pool.Add has recovered them already). A sender that does not
+	// recover is legacypool's to refuse.
 	for _, tx := range txs {
 		_, _ = types.Sender(p.signer, tx)
 	}

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"sync"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core"
@@ -31,6 +32,10 @@ type Config struct {
 	// AccountSlots is the number of executable transactions per account
 	// guaranteed a place.
 	AccountSlots uint64
+	// AddBatch is the most transactions added to the pool at once
+	// (runAdmitter): the requests that wait while one batch is added form
+	// the next. 0 means DefaultAddBatch.
+	AddBatch int
 }
 
 // Pool accepts transactions for the sequencer.
@@ -40,6 +45,13 @@ type Pool struct {
 	accepted func(*types.Transaction) error // OnAccepted; nil: nobody is told
 	forward  Forwarder                      // ForwardTo; nil: pooled here
 	fwd      *forwarded                     // what forward took, with ForwardTo
+	signer   types.Signer                   // legacypool's: a sender recovered with it is reused
+
+	admits    chan admitReq // to runAdmitter
+	addBatch  int
+	closing   chan struct{} // closed by Close
+	admitDone chan struct{} // closed when runAdmitter returns
+	closeOnce sync.Once
 }
 
 // New starts a pool that follows c's head.
@@ -52,14 +64,25 @@ func New(c *chain.Chain, cfg Config) (*Pool, error) {
 	if cfg.AccountSlots > 0 {
 		lpConfig.AccountSlots = cfg.AccountSlots
 	}
-	legacy := &fenced{LegacyPool: legacypool.New(lpConfig, c.BlockChain()), signer: types.LatestSigner(c.Config())}
+	if cfg.AddBatch < 0 {
+		return nil, fmt.Errorf("transactions added at once (--txpool.addbatch) %d: must be at least 1 (0: the default %d)", cfg.AddBatch, DefaultAddBatch)
+	}
+	addBatch := cfg.AddBatch
+	if addBatch == 0 {
+		addBatch = DefaultAddBatch
+	}
+	signer := types.LatestSigner(c.Config())
+	legacy := &fenced{LegacyPool: legacypool.New(lpConfig, c.BlockChain()), signer: signer}
 	// A zero minimum tip: transactions pay at least the base fee (checked in
 	// Add), the tip is the sender's choice, as on anvil.
 	pool, err := gethpool.New(0, c.BlockChain(), []gethpool.SubPool{legacy})
 	if err != nil {
 		return nil, fmt.Errorf("start transaction pool: %w", err)
 	}
-	return &Pool{chain: c, pool: pool}, nil
+	p := &Pool{chain: c, pool: pool, signer: signer, admits: make(chan admitReq, addBatch), addBatch: addBatch,
+		closing: make(chan struct{}), admitDone: make(chan struct{})}
+	go p.runAdmitter()
+	return p, nil
 }
 
 // AddRaw decodes a signed transaction in its binary (EIP-2718) encoding and
@@ -85,11 +108,15 @@ func (p *Pool) Add(tx *types.Transaction) error {
 	if err := p.checkFeeCap(tx); err != nil {
 		return err
 	}
-	// sync: return once the transaction is promoted, so the pending nonce a
+	// The signature is recovered here, on the request's goroutine, where
+	// requests recover theirs in parallel; legacypool reuses it. A sender
+	// that does not recover is legacypool's to refuse.
+	_, _ = types.Sender(p.signer, tx)
+	// Return once the transaction is promoted, so the pending nonce a
 	// wallet asks for next already counts it (two sends in a row would
-	// otherwise share a nonce). Concurrent adds share one promotion pass,
-	// never a reset's (fenced).
-	if err := p.pool.Add([]*types.Transaction{tx}, true)[0]; err != nil {
+	// otherwise share a nonce). Concurrent adds share one batch and one
+	// promotion pass (runAdmitter), never a reset's (fenced).
+	if err := p.admit(tx); err != nil {
 		return err
 	}
 	if p.accepted != nil {
@@ -190,5 +217,14 @@ func (p *Pool) SubscribeNewTransactions(ch chan<- core.NewTxsEvent) event.Subscr
 // Sync waits until the pool has caught up with the chain head; tests use it.
 func (p *Pool) Sync() error { return p.pool.Sync() }
 
-// Close stops the pool.
-func (p *Pool) Close() error { return p.pool.Close() }
+// Close stops the pool; adds waiting or arriving then fail with ErrClosed.
+// Calls after the first return nil.
+func (p *Pool) Close() error {
+	var err error
+	p.closeOnce.Do(func() {
+		close(p.closing)
+		<-p.admitDone
+		err = p.pool.Close()
+	})
+	return err
+}
