@@ -283,7 +283,9 @@ func TestCallPoolOverload(t *testing.T) {
 	n := newTestNode(t, 0, 0)
 	calls := pool.New(pool.Config{Workers: 1, Queue: 1})
 	cfg := DefaultConfig()
-	cfg.EVMTimeout = 50 * time.Millisecond // far below what 50M gas of this loop takes
+	// Far below what 50M gas of this loop takes (about 40 ms on a fast
+	// core without the race detector: 50 ms could run out of gas first).
+	cfg.EVMTimeout = 10 * time.Millisecond
 	b := n.srv.b
 	b.Calls = calls
 	n.srv = New(cfg, b, nil)
@@ -305,14 +307,14 @@ func TestCallPoolOverload(t *testing.T) {
 			}
 			results <- outcome{resp.Error.Code, resp.Error.Message}
 		}()
-		time.Sleep(5 * time.Millisecond)
+		time.Sleep(time.Millisecond)
 	}
 	var limited, timedOut int
 	for i := 0; i < 4; i++ {
 		switch o := <-results; {
 		case o.code == -32005 && o.msg == "request limit exceeded":
 			limited++
-		case o.code == -32000 && strings.Contains(o.msg, "execution aborted (timeout = 50ms)"):
+		case o.code == -32000 && strings.Contains(o.msg, "execution aborted (timeout = 10ms)"):
 			timedOut++
 		default:
 			t.Errorf("unexpected outcome %+v", o)
