@@ -97,6 +97,9 @@ func (f *Follower) follow(ctx context.Context) error {
 	head := f.chain.Head().Number.Uint64()
 	from, err := startSeq(ctx, f.log, head)
 	if err != nil {
+		if ctx.Err() != nil {
+			return nil // stopped while finding its place: a clean stop
+		}
 		return fmt.Errorf("replica: %w", err)
 	}
 	f.logger.Info("Following the sequencer's log", "head", head, "from", from)

@@ -178,3 +178,20 @@ func TestFollowerStopsOnGap(t *testing.T) {
 		t.Fatalf("Run: %v, want ErrGap", err)
 	}
 }
+
+// A replica stopped before it has found its place in the log stops
+// cleanly: the stop is not an error of the log.
+func TestFollowerStoppedWhileStarting(t *testing.T) {
+	l := openLog(t)
+	c := openChain(t)
+	store := new(pending.Store)
+	replay := sequencer.NewReplayer(c, store, testchain.Quiet())
+	if err := replay.PublishHead(); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := New(l, replay, c, testchain.Quiet()).Run(ctx); err != nil {
+		t.Fatalf("Run after its context ended = %v, want nil", err)
+	}
+}
