@@ -86,30 +86,7 @@ var examplePackagesOnce sync.Once
 // already holds the versions its package.json pins (make test runs npm ci
 // there before go test).
 func ensureExamplePackages(t *testing.T) {
-	t.Helper()
-	dir := filepath.Join("..", "examples")
-	var err error
-	examplePackagesOnce.Do(func() {
-		if pinnedInstalled(dir) {
-			return
-		}
-		npm, lerr := exec.LookPath("npm")
-		if lerr != nil {
-			err = fmt.Errorf("examples/node_modules is missing and npm is not on PATH: %w", lerr)
-			return
-		}
-		t.Log("examples/node_modules missing or stale: running npm ci")
-		cmd := exec.Command(npm, "ci", "--no-audit", "--no-fund")
-		cmd.Dir = dir
-		if out, cerr := cmd.CombinedOutput(); cerr != nil {
-			err = fmt.Errorf("npm ci in examples/: %v\n%s", cerr, out)
-		} else if !pinnedInstalled(dir) {
-			err = fmt.Errorf("npm ci in examples/ succeeded but node_modules still lacks the pinned packages:\n%s", out)
-		}
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	ensurePinned(t, &examplePackagesOnce, filepath.Join("..", "examples"), "examples/")
 }
 
 // forgeBinary returns Foundry's forge ($FORGE, or the npm package installed

@@ -206,37 +206,36 @@ var packagesOnce sync.Once
 
 // ensurePackages runs `npm ci` in e2e/ unless node_modules already holds the
 // versions package.json pins (make test runs npm ci before go test).
-func ensurePackages(t *testing.T) {
+func ensurePackages(t *testing.T) { ensurePinned(t, &packagesOnce, ".", "e2e/") }
+
+// ensurePinned runs `npm ci` in dir, once per process (once), unless its
+// node_modules already holds the versions its package.json pins; name is
+// how the errors call dir.
+func ensurePinned(t *testing.T, once *sync.Once, dir, name string) {
 	t.Helper()
 	var err error
-	packagesOnce.Do(func() {
-		if packagesInstalled() {
+	once.Do(func() {
+		if pinnedInstalled(dir) {
 			return
 		}
 		npm, lerr := exec.LookPath("npm")
 		if lerr != nil {
-			err = fmt.Errorf("e2e/node_modules is missing and npm is not on PATH: %w", lerr)
+			err = fmt.Errorf("%snode_modules is missing and npm is not on PATH: %w", name, lerr)
 			return
 		}
-		t.Log("e2e/node_modules missing or stale: running npm ci")
+		t.Logf("%snode_modules missing or stale: running npm ci", name)
 		cmd := exec.Command(npm, "ci", "--no-audit", "--no-fund")
-		out, cerr := cmd.CombinedOutput()
-		if cerr != nil {
-			err = fmt.Errorf("npm ci in e2e/: %v\n%s", cerr, out)
-			return
-		}
-		if !packagesInstalled() {
-			err = fmt.Errorf("npm ci in e2e/ succeeded but node_modules still lacks the pinned packages:\n%s", out)
+		cmd.Dir = dir
+		if out, cerr := cmd.CombinedOutput(); cerr != nil {
+			err = fmt.Errorf("npm ci in %s: %v\n%s", name, cerr, out)
+		} else if !pinnedInstalled(dir) {
+			err = fmt.Errorf("npm ci in %s succeeded but node_modules still lacks the pinned packages:\n%s", name, out)
 		}
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 }
-
-// packagesInstalled reports whether e2e's node_modules has every
-// devDependency at the exact version package.json pins.
-func packagesInstalled() bool { return pinnedInstalled(".") }
 
 // pinnedInstalled reports whether dir/node_modules has every dependency and
 // devDependency of dir/package.json at the exact version it pins.

@@ -50,13 +50,13 @@ func newTxSender(url string, i int) (*txSender, error) {
 	if err != nil {
 		return nil, err
 	}
-	var chainID hexutil.Big
-	if err := rpc.call(&chainID, "eth_chainId"); err != nil {
+	chainID, signer, err := rpc.chainSigner()
+	if err != nil {
 		return nil, err
 	}
 	key := workload.DevKey(i)
 	return &txSender{rpc: rpc, key: key, from: crypto.PubkeyToAddress(key.PublicKey),
-		chainID: chainID.ToInt(), signer: types.LatestSignerForChainID(chainID.ToInt())}, nil
+		chainID: chainID, signer: signer}, nil
 }
 
 // readNonce reads the sender's next nonce, its pooled transactions counted.

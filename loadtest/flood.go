@@ -187,11 +187,10 @@ func runFlood(ctx context.Context, cfg floodConfig) (floodReport, error) {
 	if err != nil {
 		return report, err
 	}
-	var chainID hexutil.Big
-	if err := client.call(&chainID, "eth_chainId"); err != nil {
+	chainID, signer, err := client.chainSigner()
+	if err != nil {
 		return report, err
 	}
-	signer := types.LatestSignerForChainID(chainID.ToInt())
 	accounts := make([]*floodAccount, cfg.Accounts)
 	for i := range accounts {
 		key := workload.FloodKey(i)
@@ -201,7 +200,7 @@ func runFlood(ctx context.Context, cfg floodConfig) (floodReport, error) {
 	tip := new(big.Int).Mul(big.NewInt(cfg.TipGwei), big.NewInt(params.GWei))
 
 	fundStart := time.Now()
-	if err := fundAccounts(ctx, client, signer, chainID.ToInt(), accounts, cfg, feeCap, tip); err != nil {
+	if err := fundAccounts(ctx, client, signer, chainID, accounts, cfg, feeCap, tip); err != nil {
 		return report, err
 	}
 	report.FundTime = time.Since(fundStart).Seconds()
@@ -240,7 +239,7 @@ func runFlood(ctx context.Context, cfg floodConfig) (floodReport, error) {
 		go func() {
 			defer wg.Done()
 			pace := newPacer(cfg.Rate, cfg.Senders, g, start)
-			floodSender(ctx, client, signer, chainID.ToInt(), own, accounts, sink, feeCap, tip, end, cfg.ReceiptSample, receipts, &acceptedSoFar, st, pace)
+			floodSender(ctx, client, signer, chainID, own, accounts, sink, feeCap, tip, end, cfg.ReceiptSample, receipts, &acceptedSoFar, st, pace)
 		}()
 	}
 	wg.Wait()

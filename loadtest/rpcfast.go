@@ -3,8 +3,11 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"math/big"
 	"time"
 
+	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/valyala/fasthttp"
 )
 
@@ -160,4 +163,14 @@ func (c *fastRPC) batch(calls []*batchCall) error {
 		}
 	}
 	return nil
+}
+
+// chainSigner asks the node its chain ID and returns it with the latest
+// signer for it: what every mode that signs transactions starts with.
+func (c *fastRPC) chainSigner() (*big.Int, types.Signer, error) {
+	var chainID hexutil.Big
+	if err := c.call(&chainID, "eth_chainId"); err != nil {
+		return nil, nil, err
+	}
+	return chainID.ToInt(), types.LatestSignerForChainID(chainID.ToInt()), nil
 }

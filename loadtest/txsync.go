@@ -111,18 +111,17 @@ func runTxsync(ctx context.Context, cfg txsyncConfig) (txsyncReport, error) {
 	if err != nil {
 		return report, err
 	}
-	var chainID hexutil.Big
-	if err := client.call(&chainID, "eth_chainId"); err != nil {
+	chainID, signer, err := client.chainSigner()
+	if err != nil {
 		return report, err
 	}
-	signer := types.LatestSignerForChainID(chainID.ToInt())
 	senders := make([]*txsyncSender, cfg.Senders)
 	for i := range senders {
-		if senders[i], err = newTxsyncSender(base, i, combos, signer, chainID.ToInt()); err != nil {
+		if senders[i], err = newTxsyncSender(base, i, combos, signer, chainID); err != nil {
 			return report, err
 		}
 	}
-	if err := fundTxsync(ctx, client, signer, chainID.ToInt(), cfg.Funder, senders); err != nil {
+	if err := fundTxsync(ctx, client, signer, chainID, cfg.Funder, senders); err != nil {
 		return report, err
 	}
 	start := time.Now()

@@ -89,11 +89,10 @@ func runLogs(ctx context.Context, cfg logsConfig) (logsReport, error) {
 	if err != nil {
 		return report, err
 	}
-	var chainID hexutil.Big
-	if err := client.call(&chainID, "eth_chainId"); err != nil {
+	chainID, signer, err := client.chainSigner()
+	if err != nil {
 		return report, err
 	}
-	signer := types.LatestSignerForChainID(chainID.ToInt())
 	// The first eight development accounts send the flood.
 	senders := make([]*sender, workload.FloodFunders)
 	for i := range senders {
@@ -105,7 +104,7 @@ func runLogs(ctx context.Context, cfg logsConfig) (logsReport, error) {
 		senders[i] = &sender{key: key, nonce: uint64(nonce)}
 	}
 	send := func(s *sender, to *common.Address, data []byte, gas uint64) (common.Hash, error) {
-		tx, _ := types.SignNewTx(s.key, signer, &types.DynamicFeeTx{ChainID: chainID.ToInt(), Nonce: s.nonce,
+		tx, _ := types.SignNewTx(s.key, signer, &types.DynamicFeeTx{ChainID: chainID, Nonce: s.nonce,
 			GasTipCap: big.NewInt(params.GWei), GasFeeCap: big.NewInt(100 * params.GWei), Gas: gas, To: to, Data: data, Value: new(big.Int)})
 		raw, _ := tx.MarshalBinary()
 		var hash common.Hash

@@ -11,10 +11,9 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { Contract, ContractFactory, JsonRpcProvider, NonceManager, Wallet, ZeroHash, toQuantity } from "ethers";
-import { RPC, KEYS, TOKEN, ETHER, poll, probe, headNumber } from "./helpers.mjs";
+import { RPC, KEYS, TOKEN, ETHER, STANDARD, poll, probe, headNumber, sealedOnStandard, freshBlock, preconfirmed } from "./helpers.mjs";
 
 if (!/\/preconf\/?$/.test(RPC)) throw new Error(`STOCKNODE_RPC is ${RPC}: the Flashblocks suites run against a node's /preconf (go test ./e2e/ -run Flashblocks)`);
-const STANDARD = process.env.STOCKNODE_RPC_STANDARD || RPC.replace(/\/preconf\/?$/, "");
 
 const preconf = new JsonRpcProvider(RPC);
 const standard = new JsonRpcProvider(STANDARD);
@@ -26,26 +25,6 @@ const standardSigner = new NonceManager(new Wallet(KEYS[1], standard));
 let preconfToken, standardToken;
 
 const fresh = () => Wallet.createRandom().address;
-
-// sealedOnStandard polls / until it has the transaction's receipt (only a
-// sealed block's) and returns it, raw.
-const sealedOnStandard = (hash) => poll(`transaction ${hash} sealed`, () => probe("eth_getTransactionReceipt", [hash], STANDARD));
-
-// freshBlock waits until a block has just been sealed, so that the 3 s block
-// being built has nearly all its time ahead.
-async function freshBlock() {
-  const head = await headNumber(STANDARD);
-  await poll(`a block after ${head}`, async () => (await headNumber(STANDARD)) > head, { interval: 10 });
-}
-
-// preconfirmed polls /preconf's pending block until it holds the
-// transaction and returns that block, raw.
-function preconfirmed(hash, url = RPC) {
-  return poll(`transaction ${hash} in the pending block`, async () => {
-    const block = await probe("eth_getBlockByNumber", ["pending", false], url);
-    return block.transactions.includes(hash) ? block : undefined;
-  });
-}
 
 async function deploy(signer) {
   const deployed = await new ContractFactory(TOKEN.abi, TOKEN.bytecode, signer).deploy("Stock Token", "STK", 1_000_000n * ETHER);

@@ -14,10 +14,9 @@ import { test, before } from "node:test";
 import assert from "node:assert/strict";
 import { createPublicClient, createWalletClient, defineChain, http, numberToHex, zeroHash } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { RPC, CHAIN_ID, KEYS, TOKEN, ETHER, poll, probe, headNumber } from "./helpers.mjs";
+import { RPC, CHAIN_ID, KEYS, TOKEN, ETHER, STANDARD, probe, headNumber, sealedOnStandard, freshBlock, preconfirmed } from "./helpers.mjs";
 
 if (!/\/preconf\/?$/.test(RPC)) throw new Error(`STOCKNODE_RPC is ${RPC}: the Flashblocks suites run against a node's /preconf (go test ./e2e/ -run Flashblocks)`);
-const STANDARD = process.env.STOCKNODE_RPC_STANDARD || RPC.replace(/\/preconf\/?$/, "");
 
 const chain = { id: CHAIN_ID, name: "stocknode dev", nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 } };
 const preconfChain = defineChain({ ...chain, rpcUrls: { default: { http: [RPC] } }, experimental_preconfirmationTime: 200 });
@@ -32,24 +31,6 @@ const abi = TOKEN.abi;
 let preconfToken, standardToken; // addresses
 
 const fresh = () => privateKeyToAccount(generatePrivateKey()).address;
-
-const sealedOnStandard = (hash) => poll(`transaction ${hash} sealed`, () => probe("eth_getTransactionReceipt", [hash], STANDARD));
-
-// freshBlock waits until a block has just been sealed, so that the 3 s block
-// being built has nearly all its time ahead.
-async function freshBlock() {
-  const head = await headNumber(STANDARD);
-  await poll(`a block after ${head}`, async () => (await headNumber(STANDARD)) > head, { interval: 10 });
-}
-
-// preconfirmed polls the pending block at url until it holds the
-// transaction and returns that block, raw.
-function preconfirmed(hash, url = RPC) {
-  return poll(`transaction ${hash} in the pending block`, async () => {
-    const block = await probe("eth_getBlockByNumber", ["pending", false], url);
-    return block.transactions.includes(hash) ? block : undefined;
-  });
-}
 
 async function deploy(c) {
   const hash = await c.wallet.deployContract({ abi, bytecode: TOKEN.bytecode, args: ["Stock Token", "STK", 1_000_000n * ETHER] });

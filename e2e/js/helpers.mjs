@@ -148,3 +148,28 @@ export function collector({ timeout = 10_000 } = {}) {
     },
   };
 }
+
+// The Flashblocks suites (js/flashblocks-*) run against a node's /preconf
+// (RPC) and compare it with the same node's / (STANDARD).
+export const STANDARD = process.env.STOCKNODE_RPC_STANDARD || (RPC || "").replace(/\/preconf\/?$/, "");
+
+// sealedOnStandard polls / until it has the transaction's receipt (only a
+// sealed block's) and returns it, raw.
+export const sealedOnStandard = (hash) =>
+  poll(`transaction ${hash} sealed`, () => probe("eth_getTransactionReceipt", [hash], STANDARD));
+
+// freshBlock waits until a block has just been sealed on /, so that the
+// block being built has nearly all its time ahead.
+export async function freshBlock() {
+  const head = await headNumber(STANDARD);
+  await poll(`a block after ${head}`, async () => (await headNumber(STANDARD)) > head, { interval: 10 });
+}
+
+// preconfirmed polls the pending block at url until it holds the
+// transaction and returns that block, raw.
+export function preconfirmed(hash, url = RPC) {
+  return poll(`transaction ${hash} in the pending block`, async () => {
+    const block = await probe("eth_getBlockByNumber", ["pending", false], url);
+    return block.transactions.includes(hash) ? block : undefined;
+  });
+}

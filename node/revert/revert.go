@@ -151,23 +151,9 @@ func writeValue(b *strings.Builder, v reflect.Value) {
 			b.WriteString(hexutil.Encode(raw))
 			return
 		}
-		b.WriteByte('[')
-		for i := 0; i < v.Len(); i++ {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			writeValue(b, v.Index(i))
-		}
-		b.WriteByte(']')
+		writeList(b, '[', ']', v.Len(), v.Index)
 	case reflect.Struct: // a tuple
-		b.WriteByte('(')
-		for i := 0; i < v.NumField(); i++ {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			writeValue(b, v.Field(i))
-		}
-		b.WriteByte(')')
+		writeList(b, '(', ')', v.NumField(), v.Field)
 	default:
 		fmt.Fprint(b, v.Interface())
 	}
@@ -202,3 +188,16 @@ var customErrors = sync.OnceValue(func() map[[4]byte][]*abi.Error {
 	}
 	return out
 })
+
+// writeList writes the n values elem gives, comma-separated, between open
+// and close.
+func writeList(b *strings.Builder, open, close byte, n int, elem func(int) reflect.Value) {
+	b.WriteByte(open)
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		writeValue(b, elem(i))
+	}
+	b.WriteByte(close)
+}

@@ -212,14 +212,8 @@ func (s *Server) heldSnapshot(r *request) *pending.Snapshot {
 	}
 	// The sequencer's listener marks each block as it announces it
 	// (Sealed); a request that loaded the snapshot first marks it itself.
-	head := r.snap.Head
-	s.sends.markThrough(head.NumberU64(), func(n uint64) types.Transactions {
-		if n == head.NumberU64() {
-			return head.Transactions()
-		}
-		return s.canonicalTxs(n)
-	})
-	earliest := s.sends.earliestSealed(r.peer, head.NumberU64())
+	s.markThrough(r.snap.Head)
+	earliest := s.sends.earliestSealed(r.peer, r.snap.Head.NumberU64())
 	if earliest == 0 {
 		return r.snap
 	}
@@ -229,26 +223,25 @@ func (s *Server) heldSnapshot(r *request) *pending.Snapshot {
 	return r.snap
 }
 
-// canonicalTxs are the transactions of canonical block n, nil if there is
-// none.
-func (s *Server) canonicalTxs(n uint64) types.Transactions {
-	if block := s.b.Chain.BlockChain().GetBlockByNumber(n); block != nil {
-		return block.Transactions()
-	}
-	return nil
+// markThrough marks the sends sealed in the blocks up to head, reading
+// head's transactions from it and those of any block below it not yet
+// marked from the chain.
+func (s *Server) markThrough(head *types.Block) {
+	s.sends.markThrough(head.NumberU64(), func(n uint64) types.Transactions {
+		if n == head.NumberU64() {
+			return head.Transactions()
+		}
+		if block := s.b.Chain.BlockChain().GetBlockByNumber(n); block != nil {
+			return block.Transactions()
+		}
+		return nil
+	})
 }
 
 // Sealed implements sequencer.Listener: it marks the sends block seals,
 // so that the held views of their senders are found without looking
 // their transactions up.
-func (s *Server) Sealed(_ *pending.Snapshot, block *types.Block) {
-	s.sends.markThrough(block.NumberU64(), func(n uint64) types.Transactions {
-		if n == block.NumberU64() {
-			return block.Transactions()
-		}
-		return s.canonicalTxs(n)
-	})
-}
+func (s *Server) Sealed(_ *pending.Snapshot, block *types.Block) { s.markThrough(block) }
 
 // Preconfirmed implements sequencer.Listener.
 func (s *Server) Preconfirmed(*pending.Snapshot) {}
