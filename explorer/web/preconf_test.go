@@ -54,9 +54,16 @@ func TestPreconfirmedThenSealed(t *testing.T) {
 	}
 	body = e.page("/tx/" + hash)
 	wantAll(t, "sealed tx", body, `data-tx-status="sealed"`, `id="confirmations"`)
-	home = e.page("/")
-	latest := within(t, home, "latest-txs", "</tbody>")
-	wantAll(t, "home's latest transactions", latest, `data-tx-hash="`+hash+`" data-preconfirmed="false"`)
+	// The home page's lists follow the sequencer's listener, which may
+	// take in the block a moment after WaitSealed saw it sealed.
+	want := `data-tx-hash="` + hash + `" data-preconfirmed="false"`
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		home = e.page("/")
+		if strings.Contains(within(t, home, "latest-txs", "</tbody>"), want) || time.Now().After(deadline) {
+			break
+		}
+	}
+	wantAll(t, "home's latest transactions", within(t, home, "latest-txs", "</tbody>"), want)
 	if strings.Contains(within(t, home, "preconfirmed-txs", "</tbody>"), hash) {
 		t.Error("the sealed transaction is still listed as pre-confirmed")
 	}
