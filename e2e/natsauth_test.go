@@ -17,7 +17,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
-	"github.com/stocknode/stocknode/faucet"
+	"github.com/stocknode/stocknode/drip"
 	"github.com/stocknode/stocknode/node/natsauth"
 	"github.com/stocknode/stocknode/node/relay"
 	"github.com/stocknode/stocknode/node/seqlog"
@@ -97,7 +97,7 @@ func TestNATSListenerAttacks(t *testing.T) {
 	drips := relay.NewClient(insider, chainID, 10*time.Second, key)
 	var ok int
 	for i := range 50 {
-		res := drips.Drip(ctx, faucet.DripRequest{To: freshAddress(t), Client: netip.AddrFrom4([4]byte{10, 0, byte(i >> 8), byte(i)})})
+		res := drips.Drip(ctx, drip.Request{To: freshAddress(t), Client: netip.AddrFrom4([4]byte{10, 0, byte(i >> 8), byte(i)})})
 		switch {
 		case res.Status == 200:
 			ok++

@@ -17,6 +17,7 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/valyala/fasthttp"
 
+	"github.com/stocknode/stocknode/drip"
 	"github.com/stocknode/stocknode/internal/apistatus"
 	"github.com/stocknode/stocknode/rest"
 )
@@ -121,7 +122,7 @@ func (f *Faucet) drip(ctx *fasthttp.RequestCtx) {
 		writeError(ctx, err)
 		return
 	}
-	req := DripRequest{To: to, Client: f.client(ctx), Captcha: string(ctx.Request.Header.Peek(CaptchaHeader))}
+	req := drip.Request{To: to, Client: f.client(ctx), Captcha: string(ctx.Request.Header.Peek(CaptchaHeader))}
 	if f.b.Remote != nil {
 		writeResult(ctx, f.b.Remote(ctx, req))
 		return
@@ -189,7 +190,7 @@ func parseDrip(body []byte) (common.Address, error) {
 }
 
 // dripTo sends a drip to req.To within the cooldowns of req.To and the client.
-func (f *Faucet) dripTo(ctx context.Context, req DripRequest) (*types.Transaction, error) {
+func (f *Faucet) dripTo(ctx context.Context, req drip.Request) (*types.Transaction, error) {
 	to, client := req.To, req.Client
 	who := clientKey(client)
 	if req.Replica != "" {
@@ -226,7 +227,7 @@ func tooSoon(w *wait) *apiError {
 
 // transfer verifies the captcha, then prices the drip, checks that its
 // recipient can receive it, and signs and pools it.
-func (f *Faucet) transfer(ctx context.Context, req DripRequest) (*types.Transaction, error) {
+func (f *Faucet) transfer(ctx context.Context, req drip.Request) (*types.Transaction, error) {
 	if f.captcha != nil {
 		err := f.captcha.verify(ctx, req.Captcha, req.Client)
 		if errors.Is(err, errCaptcha) {

@@ -16,6 +16,7 @@ import (
 	"github.com/ethereum/go-ethereum/params"
 
 	"github.com/stocknode/stocknode/contracts"
+	"github.com/stocknode/stocknode/drip"
 	"github.com/stocknode/stocknode/internal/apistatus"
 	"github.com/stocknode/stocknode/node/pending"
 	"github.com/stocknode/stocknode/peer"
@@ -83,10 +84,10 @@ func TestUnpayable(t *testing.T) {
 			var status int
 			var msg string
 			if via == "relay" {
-				res := f.Drip(context.Background(), DripRequest{To: tt.to, Client: netip.MustParseAddr(client)})
+				res := f.Drip(context.Background(), drip.Request{To: tt.to, Client: netip.MustParseAddr(client)})
 				status, msg = res.Status, res.Message
 			} else {
-				a := drip(f, tt.to.Hex(), client, nil)
+				a := askDrip(f, tt.to.Hex(), client, nil)
 				status, msg = a.status, a.apiStatus(t).Message
 			}
 			want := "address: " + tt.to.Hex() + " cannot receive ether: a transfer of 0.1 ETH to it fails (" + tt.why + ")"
@@ -122,7 +123,7 @@ func TestCooldowns(t *testing.T) {
 		{"other client, other address", carol, "192.0.2.3", ""},
 	}
 	for _, tt := range tests {
-		a := drip(f, tt.to.Hex(), tt.remote, nil)
+		a := askDrip(f, tt.to.Hex(), tt.remote, nil)
 		if tt.want == "" {
 			if a.status != 200 {
 				t.Errorf("%s: %d %s", tt.name, a.status, a.body)
@@ -148,7 +149,7 @@ func TestCooldownExpires(t *testing.T) {
 	e.Run(f)
 	to := freshAddress(t)
 	dripOK(t, f, to, "192.0.2.1")
-	if a := drip(f, to.Hex(), "192.0.2.1", nil); a.status != 429 || a.header.Get("Retry-After") != "1" {
+	if a := askDrip(f, to.Hex(), "192.0.2.1", nil); a.status != 429 || a.header.Get("Retry-After") != "1" {
 		t.Fatalf("within the cooldown: %d %s (Retry-After %q, rounded up to a second)", a.status, a.body, a.header.Get("Retry-After"))
 	}
 	time.Sleep(cfg.Cooldown)
@@ -216,7 +217,7 @@ func TestSpoofedForwardedFor(t *testing.T) {
 		{"another client through the proxy", "10.0.0.1", xff("198.51.100.8"), 200},
 	}
 	for _, s := range steps {
-		if a := drip(f, freshAddress(t).Hex(), s.remote, s.header); a.status != s.status {
+		if a := askDrip(f, freshAddress(t).Hex(), s.remote, s.header); a.status != s.status {
 			t.Errorf("%s: %d %s, want %d", s.name, a.status, a.body, s.status)
 		}
 	}
@@ -303,7 +304,7 @@ func TestEmptyFaucet(t *testing.T) {
 	f := e.newFaucet(DefaultConfig(), e.backend(e.Pool, broke))
 	to := freshAddress(t)
 	for range 2 { // the second is a 503 again, not a 429
-		a := drip(f, to.Hex(), "", nil)
+		a := askDrip(f, to.Hex(), "", nil)
 		if s := a.apiStatus(t); a.status != 503 || s.Code != apistatus.Unavailable || !strings.Contains(s.Message, "faucet is empty") {
 			t.Fatalf("empty faucet: %d %+v", a.status, s)
 		}
@@ -317,7 +318,7 @@ func TestFaucetOff(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.Enabled = false
 	f := e.newFaucet(cfg, e.backend(e.Pool, e.key))
-	a := drip(f, freshAddress(t).Hex(), "", nil)
+	a := askDrip(f, freshAddress(t).Hex(), "", nil)
 	if s := a.apiStatus(t); a.status != 503 || s.Code != apistatus.Unavailable || s.Message != "the faucet is off on this node (--faucet=false)" {
 		t.Errorf("drip: %d %+v", a.status, s)
 	}
@@ -406,16 +407,16 @@ func TestRestartKeepsCooldowns(t *testing.T) {
 	if err := first.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if a := drip(first, freshAddress(t).Hex(), "192.0.2.9", nil); a.status != 503 {
+	if a := askDrip(first, freshAddress(t).Hex(), "192.0.2.9", nil); a.status != 503 {
 		t.Errorf("drip after Close: %d %s", a.status, a.body)
 	}
 	second := e.newFaucet(cfg, e.backend(e.Pool, e.key))
 	for _, remote := range []string{"192.0.2.1", "192.0.2.2"} {
-		if a := drip(second, to.Hex(), remote, nil); a.status != 429 {
+		if a := askDrip(second, to.Hex(), remote, nil); a.status != 429 {
 			t.Errorf("after the restart, from %s: %d %s", remote, a.status, a.body)
 		}
 	}
-	if a := drip(second, freshAddress(t).Hex(), "192.0.2.1", nil); a.status != 429 {
+	if a := askDrip(second, freshAddress(t).Hex(), "192.0.2.1", nil); a.status != 429 {
 		t.Errorf("after the restart, the client: %d %s", a.status, a.body)
 	}
 	if n := getStatus(t, second).DripsLastHour; n != 1 {
@@ -440,7 +441,7 @@ func TestConcurrentDrips(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			a := drip(f, to[i].Hex(), fmt.Sprintf("198.18.%d.%d", i/250, i%250+1), nil)
+			a := askDrip(f, to[i].Hex(), fmt.Sprintf("198.18.%d.%d", i/250, i%250+1), nil)
 			var d dripAnswer
 			if err := json.Unmarshal(a.body, &d); a.status != 200 || err != nil {
 				t.Errorf("drip %d: %d %s", i, a.status, a.body)
@@ -488,7 +489,7 @@ func TestConcurrentDripsToOneAddress(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			a := drip(f, to, fmt.Sprintf("192.0.2.%d", i+1), nil)
+			a := askDrip(f, to, fmt.Sprintf("192.0.2.%d", i+1), nil)
 			mu.Lock()
 			statuses[a.status]++
 			mu.Unlock()

@@ -93,7 +93,7 @@ func TestCaptcha(t *testing.T) {
 				if tt.token != "" {
 					header[CaptchaHeader] = tt.token
 				}
-				a := drip(tt.f, to.Hex(), "192.0.2.7", header)
+				a := askDrip(tt.f, to.Hex(), "192.0.2.7", header)
 				s := a.apiStatus(t)
 				if a.status != tt.status || s.Code != tt.code || !strings.Contains(s.Message, tt.msg) {
 					t.Errorf("%s: %d %+v, want %d code %d with %q", tt.name, a.status, s, tt.status, tt.code, tt.msg)
@@ -101,7 +101,7 @@ func TestCaptcha(t *testing.T) {
 			}
 			// None of that spent the address's or the client's cooldown.
 			long := strings.Repeat("t", 2048) // Turnstile's tokens run to 2 KB
-			a := drip(f, to.Hex(), "192.0.2.7", map[string]string{CaptchaHeader: "good"})
+			a := askDrip(f, to.Hex(), "192.0.2.7", map[string]string{CaptchaHeader: "good"})
 			if a.status != 200 {
 				t.Fatalf("solved: %d %s", a.status, a.body)
 			}
@@ -113,7 +113,7 @@ func TestCaptcha(t *testing.T) {
 			if form.Encode() != want.Encode() {
 				t.Errorf("verifier got %v, want %v", form, want)
 			}
-			a = drip(f, freshAddress(t).Hex(), "192.0.2.8", map[string]string{CaptchaHeader: long})
+			a = askDrip(f, freshAddress(t).Hex(), "192.0.2.8", map[string]string{CaptchaHeader: long})
 			if a.status != 403 || v.last().Get("response") != long {
 				t.Errorf("2 KB token: %d %s, verifier got %d bytes", a.status, a.body, len(v.last().Get("response")))
 			}

@@ -146,8 +146,8 @@ func do(f *Faucet, r req) answer {
 	return a
 }
 
-// drip asks f for a drip to `to` from remote.
-func drip(f *Faucet, to, remote string, header map[string]string) answer {
+// askDrip asks f for a drip to `to` from remote.
+func askDrip(f *Faucet, to, remote string, header map[string]string) answer {
 	return do(f, req{method: "POST", path: "/api/preview/faucet/drip", contentType: "application/json",
 		body: `{"address":"` + to + `"}`, remote: remote, header: header})
 }
@@ -155,7 +155,7 @@ func drip(f *Faucet, to, remote string, header map[string]string) answer {
 // dripOK asks for a drip that must succeed and returns its answer.
 func dripOK(t *testing.T, f *Faucet, to common.Address, remote string) dripAnswer {
 	t.Helper()
-	a := drip(f, to.Hex(), remote, nil)
+	a := askDrip(f, to.Hex(), remote, nil)
 	if a.status != 200 {
 		t.Fatalf("drip to %s from %s: %d %s", to, remote, a.status, a.body)
 	}

@@ -14,7 +14,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/nats-io/nkeys"
 
-	"github.com/stocknode/stocknode/faucet"
+	"github.com/stocknode/stocknode/drip"
 	"github.com/stocknode/stocknode/node/chain"
 	"github.com/stocknode/stocknode/node/natsauth"
 	"github.com/stocknode/stocknode/node/relay"
@@ -151,7 +151,7 @@ func (b *battery) natsDripAddresses(ctx context.Context) outcome {
 	for i := range 50 {
 		var to common.Address
 		to[0], to[18], to[19] = 0xd1, byte(i>>8), byte(i)
-		res := client.Drip(ctx, faucet.DripRequest{To: to, Client: netip.AddrFrom4([4]byte{10, 77, byte(i >> 8), byte(i)})})
+		res := client.Drip(ctx, drip.Request{To: to, Client: netip.AddrFrom4([4]byte{10, 77, byte(i >> 8), byte(i)})})
 		statuses[res.Status]++
 	}
 	out.detailf("50 drips from 50 invented client addresses: statuses %v", statuses)

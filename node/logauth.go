@@ -11,7 +11,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 
-	"github.com/stocknode/stocknode/faucet"
+	"github.com/stocknode/stocknode/drip"
 	"github.com/stocknode/stocknode/node/natsauth"
 	"github.com/stocknode/stocknode/node/relay"
 	"github.com/stocknode/stocknode/node/seqlog"
@@ -153,7 +153,7 @@ func (n *Node) knowsTx(hash common.Hash) bool {
 // replica claims counts only for a replica the operator trusts
 // (--faucet.trust-replicas); any other replica's drips share one cooldown,
 // so a replica cannot invent addresses to drain the faucet.
-func (n *Node) relayedDrip(ctx context.Context, from string, req faucet.DripRequest) faucet.DripResult {
+func (n *Node) relayedDrip(ctx context.Context, from string, req drip.Request) drip.Result {
 	if !n.trustsReplica(from) {
 		req.Replica = n.replicaName(from)
 	}

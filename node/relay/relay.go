@@ -10,7 +10,7 @@
 // replica's identity (its nkey's public key, or "anonymous"):
 //
 //	stocknode.<chainID>.relay.tx.<id>      request: the transaction's binary encoding
-//	stocknode.<chainID>.relay.drip.<id>    request: a faucet.DripRequest as JSON
+//	stocknode.<chainID>.relay.drip.<id>    request: a drip.Request as JSON
 //	stocknode.<chainID>.relay.status.<id>  request: a transaction's hash, 32 bytes
 //
 // The embedded server lets a replica publish only on its own identity's
@@ -22,7 +22,7 @@
 //
 // Replies start with one status byte: 0 and nothing more for an accepted
 // transaction, 1 and the error's text for a refused one; a drip's reply is
-// 0 and its faucet.DripResult as JSON; a status's is 0 and Base's word for
+// 0 and its drip.Result as JSON; a status's is 0 and Base's word for
 // it, Known or Unknown. A transaction request with the header
 // Stocknode-Admission asks whether the transaction can run now
 // (eth_sendRawTransactionSync, admission.go): see Submit.
@@ -43,8 +43,7 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nkeys"
-
-	"github.com/stocknode/stocknode/faucet"
+	"github.com/stocknode/stocknode/drip"
 )
 
 // DefaultTimeout bounds a replica's wait for the sequencer's reply.
@@ -93,7 +92,7 @@ type Handlers struct {
 	// replica hears nothing either way.
 	Submit func(from string, tx *types.Transaction) (Admission, error)
 	// Drip runs a faucet drip; nil: the faucet is off.
-	Drip func(ctx context.Context, from string, req faucet.DripRequest) faucet.DripResult
+	Drip func(ctx context.Context, from string, req drip.Request) drip.Result
 	// Known reports whether the sequencer knows a transaction: pooled,
 	// pre-confirmed or sealed.
 	Known func(from string, hash common.Hash) bool
@@ -214,17 +213,17 @@ func (h Handlers) txReply(from string, m *nats.Msg) []byte {
 	return []byte{statusOK}
 }
 
-func dripReply(drip func(context.Context, string, faucet.DripRequest) faucet.DripResult, from string, data []byte) []byte {
-	if drip == nil {
+func dripReply(run func(context.Context, string, drip.Request) drip.Result, from string, data []byte) []byte {
+	if run == nil {
 		return refused(errors.New("the faucet is off on the sequencer (--faucet=false)"))
 	}
-	var req faucet.DripRequest
+	var req drip.Request
 	if err := json.Unmarshal(data, &req); err != nil {
 		return refused(fmt.Errorf("decode drip: %w", err))
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), DefaultTimeout)
 	defer cancel()
-	out, err := json.Marshal(drip(ctx, from, req))
+	out, err := json.Marshal(run(ctx, from, req))
 	if err != nil {
 		return refused(err)
 	}
@@ -323,22 +322,22 @@ func (c *Client) Known(ctx context.Context, hash common.Hash) (bool, error) {
 }
 
 // Drip runs a drip on the sequencer's faucet.
-func (c *Client) Drip(ctx context.Context, req faucet.DripRequest) faucet.DripResult {
+func (c *Client) Drip(ctx context.Context, req drip.Request) drip.Result {
 	data, err := json.Marshal(req)
 	if err != nil {
-		return faucet.RemoteUnavailable(err)
+		return drip.Unreachable(err)
 	}
 	reply, err := c.request(ctx, "drip", data)
 	var refused *RefusedError
 	if errors.As(err, &refused) {
-		return faucet.RemoteRefused(refused.Text)
+		return drip.Refused(refused.Text)
 	}
 	if err != nil {
-		return faucet.RemoteUnavailable(err)
+		return drip.Unreachable(err)
 	}
-	var res faucet.DripResult
+	var res drip.Result
 	if err := json.Unmarshal(reply, &res); err != nil {
-		return faucet.RemoteUnavailable(fmt.Errorf("decode reply: %w", err))
+		return drip.Unreachable(fmt.Errorf("decode reply: %w", err))
 	}
 	return res
 }

@@ -19,7 +19,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nkeys"
 
-	"github.com/stocknode/stocknode/faucet"
+	"github.com/stocknode/stocknode/drip"
 	"github.com/stocknode/stocknode/node/natsauth"
 	"github.com/stocknode/stocknode/node/seqlog"
 )
@@ -212,9 +212,9 @@ func TestGarbage(t *testing.T) {
 	n := newNetwork(t)
 	n.serve(Handlers{
 		Send: func(string, *types.Transaction) error { t.Error("a garbage transaction reached the pool"); return nil },
-		Drip: func(context.Context, string, faucet.DripRequest) faucet.DripResult {
+		Drip: func(context.Context, string, drip.Request) drip.Result {
 			t.Error("a garbage drip reached the faucet")
-			return faucet.DripResult{}
+			return drip.Result{}
 		},
 		Known: func(string, common.Hash) bool { t.Error("a garbage hash was looked up"); return false },
 	}, 0)
@@ -244,24 +244,24 @@ func TestGarbage(t *testing.T) {
 // the replica's client, every field intact (the replica writes the HTTP
 // answer from it, Retry-After included).
 func TestDrip(t *testing.T) {
-	req := faucet.DripRequest{
+	req := drip.Request{
 		To:      common.HexToAddress("0x00000000000000000000000000000000000000d1"),
 		Client:  netip.MustParseAddr("2001:db8::7"),
 		Captcha: "token-123",
 	}
 	cases := []struct {
 		name string
-		res  faucet.DripResult
+		res  drip.Result
 	}{
-		{"dripped", faucet.DripResult{Status: 200, TxHash: common.HexToHash("0xabc"), AmountWei: "100000000000000000", To: req.To.Hex()}},
-		{"cooldown", faucet.DripResult{Status: 429, Code: 8, Message: "this address received a drip less than 24h ago", RetryAfter: 90 * time.Minute}},
+		{"dripped", drip.Result{Status: 200, TxHash: common.HexToHash("0xabc"), AmountWei: "100000000000000000", To: req.To.Hex()}},
+		{"cooldown", drip.Result{Status: 429, Code: 8, Message: "this address received a drip less than 24h ago", RetryAfter: 90 * time.Minute}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			n := newNetwork(t)
-			got := make(chan faucet.DripRequest, 1)
+			got := make(chan drip.Request, 1)
 			from := make(chan string, 1)
-			n.serve(Handlers{Drip: func(_ context.Context, id string, r faucet.DripRequest) faucet.DripResult {
+			n.serve(Handlers{Drip: func(_ context.Context, id string, r drip.Request) drip.Result {
 				got <- r
 				from <- id
 				return c.res
@@ -287,15 +287,15 @@ func TestDripRefused(t *testing.T) {
 	t.Run("faucet off", func(t *testing.T) {
 		n := newNetwork(t)
 		n.serve(Handlers{Send: func(string, *types.Transaction) error { return nil }}, 0)
-		res := n.client(0).Drip(context.Background(), faucet.DripRequest{To: common.HexToAddress("0xd1")})
-		want := faucet.DripResult{Status: 503, Code: 14, Message: "the faucet is off on the sequencer (--faucet=false)"}
+		res := n.client(0).Drip(context.Background(), drip.Request{To: common.HexToAddress("0xd1")})
+		want := drip.Result{Status: 503, Code: 14, Message: "the faucet is off on the sequencer (--faucet=false)"}
 		if !reflect.DeepEqual(res, want) {
 			t.Fatalf("Drip with the sequencer's faucet off: %+v, want %+v", res, want)
 		}
 	})
 	t.Run("no sequencer", func(t *testing.T) {
 		n := newNetwork(t)
-		res := n.client(0).Drip(context.Background(), faucet.DripRequest{To: common.HexToAddress("0xd1")})
+		res := n.client(0).Drip(context.Background(), drip.Request{To: common.HexToAddress("0xd1")})
 		if res.Status != 503 || !strings.Contains(res.Message, "the sequencer is not reachable") {
 			t.Fatalf("Drip with no sequencer: %+v", res)
 		}
@@ -314,9 +314,9 @@ func TestUnsignedRequestRefused(t *testing.T) {
 			t.Error("an unsigned transaction reached the pool")
 			return nil
 		},
-		Drip: func(context.Context, string, faucet.DripRequest) faucet.DripResult {
+		Drip: func(context.Context, string, drip.Request) drip.Result {
 			t.Error("an unsigned drip reached the faucet")
-			return faucet.DripResult{}
+			return drip.Result{}
 		},
 		Known: func(string, common.Hash) bool { t.Error("an unsigned status request was answered"); return true },
 	}, 0)
