@@ -13,7 +13,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/valyala/fasthttp"
 
-	"github.com/stocknode/stocknode/internal/apistatus"
+	"github.com/stocknode/stocknode/internal/httpapi"
 )
 
 // Request is one checked drip: the address, the client its cooldown counts
@@ -52,5 +52,5 @@ func Unreachable(err error) Result {
 func Refused(msg string) Result { return unavailable(msg) }
 
 func unavailable(msg string) Result {
-	return Result{Status: fasthttp.StatusServiceUnavailable, Code: apistatus.Unavailable, Message: msg}
+	return Result{Status: fasthttp.StatusServiceUnavailable, Code: httpapi.Unavailable, Message: msg}
 }

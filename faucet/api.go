@@ -18,8 +18,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/stocknode/stocknode/drip"
-	"github.com/stocknode/stocknode/internal/apistatus"
-	"github.com/stocknode/stocknode/rest"
+	"github.com/stocknode/stocknode/internal/httpapi"
 )
 
 // Paths under /api/{network}/.
@@ -33,7 +32,7 @@ const (
 func (f *Faucet) Handler(ctx *fasthttp.RequestCtx) {
 	path := ctx.Path()
 	if !bytes.HasPrefix(path, []byte(f.prefix)) {
-		rest.NotFound(ctx)
+		httpapi.NotFound(ctx)
 		return
 	}
 	read := ctx.IsGet() || ctx.IsHead()
@@ -57,14 +56,14 @@ func (f *Faucet) Handler(ctx *fasthttp.RequestCtx) {
 		}
 		writeJSON(ctx, f.health.report(time.Now()))
 	default:
-		rest.NotFound(ctx)
+		httpapi.NotFound(ctx)
 	}
 }
 
 // wrongMethod answers as grpc-gateway (and ../rest) do.
 func wrongMethod(ctx *fasthttp.RequestCtx, allow string) {
 	ctx.Response.Header.Set("Allow", allow)
-	apistatus.Write(ctx, fasthttp.StatusNotImplemented, apistatus.Unimplemented, "Method Not Allowed")
+	httpapi.Write(ctx, fasthttp.StatusNotImplemented, httpapi.Unimplemented, "Method Not Allowed")
 }
 
 // apiError is an answer other than 200.
@@ -77,22 +76,22 @@ type apiError struct {
 func (e *apiError) Error() string { return e.msg }
 
 func badRequest(format string, args ...any) *apiError {
-	return &apiError{status: fasthttp.StatusBadRequest, code: apistatus.InvalidArgument, msg: fmt.Sprintf(format, args...)}
+	return &apiError{status: fasthttp.StatusBadRequest, code: httpapi.InvalidArgument, msg: fmt.Sprintf(format, args...)}
 }
 
 func unavailable(format string, args ...any) *apiError {
-	return &apiError{status: fasthttp.StatusServiceUnavailable, code: apistatus.Unavailable, msg: fmt.Sprintf(format, args...)}
+	return &apiError{status: fasthttp.StatusServiceUnavailable, code: httpapi.Unavailable, msg: fmt.Sprintf(format, args...)}
 }
 
 func writeError(ctx *fasthttp.RequestCtx, err error) {
 	var e *apiError
 	if !errors.As(err, &e) {
-		e = &apiError{status: fasthttp.StatusInternalServerError, code: apistatus.Internal, msg: err.Error()}
+		e = &apiError{status: fasthttp.StatusInternalServerError, code: httpapi.Internal, msg: err.Error()}
 	}
 	if e.retryAfter > 0 {
 		ctx.Response.Header.Set("Retry-After", strconv.Itoa(ceilSeconds(e.retryAfter)))
 	}
-	apistatus.Write(ctx, e.status, e.code, e.msg)
+	httpapi.Write(ctx, e.status, e.code, e.msg)
 }
 
 func writeJSON(ctx *fasthttp.RequestCtx, v any) {
@@ -138,12 +137,12 @@ func (f *Faucet) drip(ctx *fasthttp.RequestCtx) {
 // dripRequest reads and checks the request: content type, size, body.
 func (f *Faucet) dripRequest(ctx *fasthttp.RequestCtx) (common.Address, error) {
 	if !isJSON(ctx.Request.Header.ContentType()) {
-		return common.Address{}, &apiError{status: fasthttp.StatusUnsupportedMediaType, code: apistatus.InvalidArgument,
+		return common.Address{}, &apiError{status: fasthttp.StatusUnsupportedMediaType, code: httpapi.InvalidArgument,
 			msg: `content type must be application/json, with a body such as {"address":"0x..."}`}
 	}
 	body := ctx.PostBody()
 	if len(body) > f.cfg.MaxBody {
-		return common.Address{}, &apiError{status: fasthttp.StatusRequestEntityTooLarge, code: apistatus.InvalidArgument,
+		return common.Address{}, &apiError{status: fasthttp.StatusRequestEntityTooLarge, code: httpapi.InvalidArgument,
 			msg: fmt.Sprintf(`request body is %d bytes, the limit is %d: send only {"address":"0x..."} (a captcha token goes in the %s header)`, len(body), f.cfg.MaxBody, CaptchaHeader)}
 	}
 	to, err := parseDrip(body)
@@ -182,7 +181,7 @@ func parseDrip(body []byte) (common.Address, error) {
 	if err := json.Unmarshal(req.Address, &s); err != nil {
 		return common.Address{}, badRequest(`address: want a string such as "0x..."`)
 	}
-	addr, err := rest.ParseAddress(s)
+	addr, err := httpapi.ParseAddress(s)
 	if err != nil {
 		return common.Address{}, badRequest("address: %v", err)
 	}
@@ -222,7 +221,7 @@ func tooSoon(w *wait) *apiError {
 	if w.inProgress {
 		msg = fmt.Sprintf("a drip for %s is under way; it may drip again in %ds", w.key, ceilSeconds(w.d))
 	}
-	return &apiError{status: fasthttp.StatusTooManyRequests, code: apistatus.ResourceExhausted, msg: msg, retryAfter: w.d}
+	return &apiError{status: fasthttp.StatusTooManyRequests, code: httpapi.ResourceExhausted, msg: msg, retryAfter: w.d}
 }
 
 // transfer verifies the captcha, then prices the drip, checks that its
@@ -231,7 +230,7 @@ func (f *Faucet) transfer(ctx context.Context, req drip.Request) (*types.Transac
 	if f.captcha != nil {
 		err := f.captcha.verify(ctx, req.Captcha, req.Client)
 		if errors.Is(err, errCaptcha) {
-			return nil, &apiError{status: fasthttp.StatusForbidden, code: apistatus.PermissionDenied, msg: err.Error()}
+			return nil, &apiError{status: fasthttp.StatusForbidden, code: httpapi.PermissionDenied, msg: err.Error()}
 		}
 		if err != nil {
 			return nil, unavailable("%v; retry in a moment", err)

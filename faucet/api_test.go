@@ -17,7 +17,7 @@ import (
 
 	"github.com/stocknode/stocknode/contracts"
 	"github.com/stocknode/stocknode/drip"
-	"github.com/stocknode/stocknode/internal/apistatus"
+	"github.com/stocknode/stocknode/internal/httpapi"
 	"github.com/stocknode/stocknode/node/pending"
 	"github.com/stocknode/stocknode/peer"
 )
@@ -131,7 +131,7 @@ func TestCooldowns(t *testing.T) {
 			continue
 		}
 		s := a.apiStatus(t)
-		if a.status != 429 || s.Code != apistatus.ResourceExhausted || s.Message != tt.want {
+		if a.status != 429 || s.Code != httpapi.ResourceExhausted || s.Message != tt.want {
 			t.Errorf("%s: %d %+v, want 429 code 8 %q", tt.name, a.status, s, tt.want)
 		}
 		if got := a.header.Get("Retry-After"); got != "10" {
@@ -305,7 +305,7 @@ func TestEmptyFaucet(t *testing.T) {
 	to := freshAddress(t)
 	for range 2 { // the second is a 503 again, not a 429
 		a := askDrip(f, to.Hex(), "", nil)
-		if s := a.apiStatus(t); a.status != 503 || s.Code != apistatus.Unavailable || !strings.Contains(s.Message, "faucet is empty") {
+		if s := a.apiStatus(t); a.status != 503 || s.Code != httpapi.Unavailable || !strings.Contains(s.Message, "faucet is empty") {
 			t.Fatalf("empty faucet: %d %+v", a.status, s)
 		}
 	}
@@ -319,7 +319,7 @@ func TestFaucetOff(t *testing.T) {
 	cfg.Enabled = false
 	f := e.newFaucet(cfg, e.backend(e.Pool, e.key))
 	a := askDrip(f, freshAddress(t).Hex(), "", nil)
-	if s := a.apiStatus(t); a.status != 503 || s.Code != apistatus.Unavailable || s.Message != "the faucet is off on this node (--faucet=false)" {
+	if s := a.apiStatus(t); a.status != 503 || s.Code != httpapi.Unavailable || s.Message != "the faucet is off on this node (--faucet=false)" {
 		t.Errorf("drip: %d %+v", a.status, s)
 	}
 	st := getStatus(t, f)

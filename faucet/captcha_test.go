@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stocknode/stocknode/internal/apistatus"
+	"github.com/stocknode/stocknode/internal/httpapi"
 )
 
 // verifier is a stand-in for Turnstile's and hCaptcha's siteverify: it
@@ -82,11 +82,11 @@ func TestCaptcha(t *testing.T) {
 				code   int
 				msg    string
 			}{
-				{"no token", f, "", 403, apistatus.PermissionDenied, "X-Captcha-Token header"},
-				{"rejected", f, "forged", 403, apistatus.PermissionDenied, "invalid-input-response"},
-				{"verifier fails", f, "boom", 503, apistatus.Unavailable, "500 Internal Server Error"},
-				{"verifier too slow", f, "slow", 503, apistatus.Unavailable, "captcha verification"},
-				{"verifier down", fDown, "good", 503, apistatus.Unavailable, "captcha verification"},
+				{"no token", f, "", 403, httpapi.PermissionDenied, "X-Captcha-Token header"},
+				{"rejected", f, "forged", 403, httpapi.PermissionDenied, "invalid-input-response"},
+				{"verifier fails", f, "boom", 503, httpapi.Unavailable, "500 Internal Server Error"},
+				{"verifier too slow", f, "slow", 503, httpapi.Unavailable, "captcha verification"},
+				{"verifier down", fDown, "good", 503, httpapi.Unavailable, "captcha verification"},
 			}
 			for _, tt := range tests {
 				header := map[string]string{}

@@ -14,7 +14,7 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/valyala/fasthttp"
 
-	"github.com/stocknode/stocknode/internal/apistatus"
+	"github.com/stocknode/stocknode/internal/httpapi"
 	"github.com/stocknode/stocknode/internal/testchain"
 	"github.com/stocknode/stocknode/node/chain"
 	"github.com/stocknode/stocknode/node/pending"
@@ -104,9 +104,9 @@ type answer struct {
 }
 
 // apiStatus decodes an error answer's body.
-func (a answer) apiStatus(t *testing.T) apistatus.Status {
+func (a answer) apiStatus(t *testing.T) httpapi.Status {
 	t.Helper()
-	var s apistatus.Status
+	var s httpapi.Status
 	if err := json.Unmarshal(a.body, &s); err != nil || s.Details == nil {
 		t.Fatalf("answer %d %s is not the error status object (%v)", a.status, a.body, err)
 	}

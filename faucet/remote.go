@@ -8,7 +8,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/stocknode/stocknode/drip"
-	"github.com/stocknode/stocknode/internal/apistatus"
+	"github.com/stocknode/stocknode/internal/httpapi"
 )
 
 // Remote drips elsewhere: a replica's faucet answers with the sequencer's
@@ -33,7 +33,7 @@ func (f *Faucet) Drip(ctx context.Context, req drip.Request) drip.Result {
 func resultOf(err error) drip.Result {
 	var e *apiError
 	if !errors.As(err, &e) {
-		e = &apiError{status: fasthttp.StatusInternalServerError, code: apistatus.Internal, msg: err.Error()}
+		e = &apiError{status: fasthttp.StatusInternalServerError, code: httpapi.Internal, msg: err.Error()}
 	}
 	return drip.Result{Status: e.status, Code: e.code, Message: e.msg, RetryAfter: e.retryAfter}
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/stocknode/stocknode/contracts"
+	"github.com/stocknode/stocknode/internal/httpapi"
 	"github.com/stocknode/stocknode/node/chain"
 	"github.com/stocknode/stocknode/node/preview"
 	"github.com/stocknode/stocknode/node/sequencer"
@@ -42,7 +43,7 @@ func (n *Node) startREST(listeners *sequencer.Listeners) error {
 		return fmt.Errorf("--registry: %w", err)
 	}
 	n.http.Mount(rest.Prefix, api.Handler)
-	n.http.NotFound(rest.NotFound)
+	n.http.NotFound(httpapi.NotFound)
 	n.warnIfNoProtocol()
 	return nil
 }

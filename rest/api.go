@@ -10,7 +10,6 @@ import (
 	"bytes"
 	"cmp"
 	_ "embed"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
@@ -21,7 +20,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/valyala/fasthttp"
 
-	"github.com/stocknode/stocknode/internal/apistatus"
+	"github.com/stocknode/stocknode/internal/httpapi"
 	"github.com/stocknode/stocknode/node/stocks"
 )
 
@@ -113,12 +112,12 @@ func (a *API) Handler(ctx *fasthttp.RequestCtx) {
 	r := routeOf(path)
 	switch {
 	case r == routeNone:
-		NotFound(ctx)
+		httpapi.NotFound(ctx)
 		return
 	case !ctx.IsGet() && !ctx.IsHead():
 		// grpc-gateway's answer to a wrong method on a known path.
 		ctx.Response.Header.Set("Allow", "GET, HEAD")
-		apistatus.Write(ctx, fasthttp.StatusNotImplemented, apistatus.Unimplemented, "Method Not Allowed")
+		httpapi.Write(ctx, fasthttp.StatusNotImplemented, httpapi.Unimplemented, "Method Not Allowed")
 		return
 	}
 	// fasthttp leaves out a HEAD answer's body.
@@ -146,12 +145,12 @@ func (a *API) serveTokens(ctx *fasthttp.RequestCtx) {
 // serveSupply answers the total supply of the token at raw (the path's
 // last segment).
 func (a *API) serveSupply(ctx *fasthttp.RequestCtx, raw []byte) {
-	addr, ok := lowerHexAddress(raw)
+	addr, ok := httpapi.LowerHexAddress(raw)
 	if !ok {
 		// The slow path: mixed case (a checksum to verify) or an error to explain.
 		var err error
-		if addr, err = ParseAddress(string(raw)); err != nil {
-			apistatus.Write(ctx, fasthttp.StatusBadRequest, apistatus.InvalidArgument, "contract_address: "+err.Error())
+		if addr, err = httpapi.ParseAddress(string(raw)); err != nil {
+			httpapi.Write(ctx, fasthttp.StatusBadRequest, httpapi.InvalidArgument, "contract_address: "+err.Error())
 			return
 		}
 	}
@@ -162,7 +161,7 @@ func (a *API) serveSupply(ctx *fasthttp.RequestCtx, raw []byte) {
 	}
 	e, ok := ev.supplies[addr]
 	if !ok {
-		apistatus.Write(ctx, fasthttp.StatusNotFound, apistatus.NotFound, "no tokenized stock at "+addr.Hex()+": the token factory did not create a token there")
+		httpapi.Write(ctx, fasthttp.StatusNotFound, httpapi.NotFoundCode, "no tokenized stock at "+addr.Hex()+": the token factory did not create a token there")
 		return
 	}
 	e.write(ctx, cacheTokens)
@@ -170,7 +169,7 @@ func (a *API) serveSupply(ctx *fasthttp.RequestCtx, raw []byte) {
 
 func catchingUp(ctx *fasthttp.RequestCtx) {
 	ctx.Response.Header.Set("Retry-After", "1")
-	apistatus.Write(ctx, fasthttp.StatusServiceUnavailable, apistatus.Unavailable, "the token index is catching up with the chain after a start; retry in a second")
+	httpapi.Write(ctx, fasthttp.StatusServiceUnavailable, httpapi.Unavailable, "the token index is catching up with the chain after a start; retry in a second")
 }
 
 // encodedView is one View's answers, encoded.
@@ -252,14 +251,4 @@ func (e entity) write(ctx *fasthttp.RequestCtx, cacheControl string) {
 	}
 	h.SetContentTypeBytes(jsonContentType)
 	ctx.SetBody(e.body)
-}
-
-// lowerHexAddress decodes a 0x-prefixed address written in one case, the
-// common form, without allocating; anything else is ParseAddress's.
-func lowerHexAddress(raw []byte) (addr common.Address, ok bool) {
-	if len(raw) != 42 || raw[0] != '0' || raw[1] != 'x' || (hasUpper(raw[2:]) && hasLower(raw[2:])) {
-		return addr, false
-	}
-	_, err := hex.Decode(addr[:], raw[2:])
-	return addr, err == nil
 }

@@ -2,16 +2,7 @@ package rest
 
 import (
 	"bytes"
-
-	"github.com/valyala/fasthttp"
-
-	"github.com/stocknode/stocknode/internal/apistatus"
 )
-
-// NotFound answers a path nothing serves as grpc-gateway does: 404, code 5.
-func NotFound(ctx *fasthttp.RequestCtx) {
-	apistatus.Write(ctx, fasthttp.StatusNotFound, apistatus.NotFound, "Not Found")
-}
 
 // etagMatches applies If-None-Match's weak comparison (RFC 9110 13.1.2):
 // any listed tag, weak or strong, that names etag, or "*".

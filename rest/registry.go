@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/stocknode/stocknode/internal/httpapi"
 )
 
 // Chain is one entry of GET /v1/tokenized-stocks/chains: where the protocol's
@@ -109,48 +110,13 @@ func (e chainJSON) chain() (Chain, error) {
 		{"token_supply_manager_address", e.TokenSupplyManager, &c.TokenSupplyManager},
 		{"token_factory_address", e.TokenFactory, &c.TokenFactory},
 	} {
-		addr, err := ParseAddress(f.raw)
+		addr, err := httpapi.ParseAddress(f.raw)
 		if err != nil {
 			return c, fmt.Errorf("chain_id %s: %s: %w", e.ChainID, f.name, err)
 		}
 		*f.dst = addr
 	}
 	return c, nil
-}
-
-// ParseAddress accepts a 0x-prefixed 20-byte hex address; a mixed-case one
-// must carry a valid EIP-55 checksum (a typo in it is then caught).
-func ParseAddress(s string) (common.Address, error) {
-	if s == "" {
-		return common.Address{}, errors.New("missing (want 0x followed by 40 hex digits)")
-	}
-	if len(s) != 42 || (s[:2] != "0x" && s[:2] != "0X") || !common.IsHexAddress(s) {
-		return common.Address{}, fmt.Errorf("%q is not an address (want 0x followed by 40 hex digits)", s)
-	}
-	addr := common.HexToAddress(s)
-	body := s[2:]
-	if hasUpper(body) && hasLower(body) && addr.Hex()[2:] != body {
-		return common.Address{}, fmt.Errorf("%q has a wrong EIP-55 checksum (did you mean %s?)", s, addr.Hex())
-	}
-	return addr, nil
-}
-
-func hasUpper[T string | []byte](s T) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= 'A' && s[i] <= 'F' {
-			return true
-		}
-	}
-	return false
-}
-
-func hasLower[T string | []byte](s T) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= 'a' && s[i] <= 'f' {
-			return true
-		}
-	}
-	return false
 }
 
 // describeJSONError turns a decoding error into one that says where.

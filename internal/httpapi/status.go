@@ -1,7 +1,9 @@
-// Package apistatus writes the spec's error status object, the body of every
-// REST answer other than 200: grpc-gateway's rpcStatus, {"code", "message",
-// "details"}, with the gRPC code grpc-gateway pairs with the HTTP status.
-package apistatus
+// Package httpapi holds what the REST API and the faucet API share: the
+// spec's error status object, the body of every answer other than 200
+// (grpc-gateway's rpcStatus, {"code", "message", "details"}, with the gRPC
+// code grpc-gateway pairs with the HTTP status), and the parsing of an
+// address in a path or a query.
+package httpapi
 
 import (
 	"encoding/json"
@@ -12,7 +14,7 @@ import (
 // gRPC status codes, with the HTTP status grpc-gateway maps each to.
 const (
 	InvalidArgument   = 3  // 400
-	NotFound          = 5  // 404
+	NotFoundCode      = 5  // 404
 	PermissionDenied  = 7  // 403
 	ResourceExhausted = 8  // 429
 	Unimplemented     = 12 // 501 (grpc-gateway's answer to a wrong method)
@@ -40,4 +42,9 @@ func Write(ctx *fasthttp.RequestCtx, httpStatus, code int, msg string) {
 	ctx.Response.Header.SetContentTypeBytes(jsonContentType)
 	ctx.SetStatusCode(httpStatus)
 	ctx.SetBody(body)
+}
+
+// NotFound answers a path nothing serves as grpc-gateway does: 404, code 5.
+func NotFound(ctx *fasthttp.RequestCtx) {
+	Write(ctx, fasthttp.StatusNotFound, NotFoundCode, "Not Found")
 }

@@ -1,4 +1,4 @@
-package apistatus
+package httpapi
 
 import (
 	"testing"
@@ -11,7 +11,7 @@ func TestWrite(t *testing.T) {
 		status, code int
 		msg, body    string
 	}{
-		{404, NotFound, "Not Found", `{"code":5,"message":"Not Found","details":[]}`},
+		{404, NotFoundCode, "Not Found", `{"code":5,"message":"Not Found","details":[]}`},
 		{429, ResourceExhausted, `wait "7s" <now>`, `{"code":8,"message":"wait \"7s\" \u003cnow\u003e","details":[]}`},
 		{503, Unavailable, "", `{"code":14,"message":"","details":[]}`},
 	}
