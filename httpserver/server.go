@@ -29,24 +29,10 @@ type RPC interface {
 	Serve(p *peer.Peer, body, dst []byte) (out []byte, retryAfter time.Duration)
 }
 
-// Health reports the chain head for GET /health.
-type Health func() HealthStatus
-
-// HealthStatus is what GET /health reports: 503 when Stale.
-type HealthStatus struct {
-	Head  uint64
-	Age   time.Duration // of the head's timestamp
-	Stale bool
-	// Replica is a read replica's lag behind the sequencer's log; nil on
-	// the sequencer.
-	Replica *ReplicaLag
-}
-
-// ReplicaLag is how far a read replica is behind the sequencer.
-type ReplicaLag struct {
-	Entries uint64        // log entries not yet applied
-	Lag     time.Duration // from the last applied entry's logging to its application
-}
+// Health reports on the service for GET /health: the JSON object to answer,
+// and whether the service is fit to serve; an unfit one answers 503, so that
+// a load balancer routes around it.
+type Health func() (report []byte, ok bool)
 
 // Config is the front end's configuration.
 type Config struct {
@@ -336,18 +322,14 @@ func isJSON(ct []byte) bool {
 }
 
 func (s *Server) serveHealth(ctx *fasthttp.RequestCtx) {
-	h := s.health()
+	report, ok := s.health()
 	status := fasthttp.StatusOK
-	if h.Stale {
+	if !ok {
 		status = fasthttp.StatusServiceUnavailable
 	}
 	ctx.SetStatusCode(status)
 	ctx.SetContentType("application/json")
-	fmt.Fprintf(ctx, `{"head":%d,"age":%q,"ageSeconds":%.3f,"stale":%t`, h.Head, h.Age.Round(time.Millisecond).String(), h.Age.Seconds(), h.Stale)
-	if r := h.Replica; r != nil {
-		fmt.Fprintf(ctx, `,"replica":{"behindEntries":%d,"lagSeconds":%.3f}`, r.Entries, r.Lag.Seconds())
-	}
-	ctx.WriteString("}")
+	ctx.SetBody(report)
 }
 
 func (s *Server) cors(ctx *fasthttp.RequestCtx) {

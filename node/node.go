@@ -338,7 +338,7 @@ func (n *Node) registerGauges() {
 		return 0
 	})
 	r.Gauge("chain_head_age_seconds", "Wall-clock age of the latest block's timestamp.", func() float64 {
-		return n.health().Age.Seconds()
+		return n.healthReport().age.Seconds()
 	})
 	r.Gauge("pending_snapshot_age_seconds", "Time since the last pending snapshot was published.", func() float64 {
 		if snap := n.store.Load(); snap != nil {
@@ -374,35 +374,6 @@ func (n *Node) registerGauges() {
 
 // Metrics is the node's metrics registry (served by --metrics).
 func (n *Node) Metrics() *metrics.Registry { return n.reg }
-
-// health reports the head's age (and a replica's lag); with block
-// production on, a head older than ten block times (at least 5 s:
-// timestamps count seconds) is stale.
-func (n *Node) health() httpserver.HealthStatus {
-	var h httpserver.HealthStatus
-	if n.follower != nil {
-		entries, lag, _ := n.follower.Lag()
-		h.Replica = &httpserver.ReplicaLag{Entries: entries, Lag: lag}
-	}
-	snap := n.store.Load()
-	if snap == nil {
-		h.Stale = true
-		return h
-	}
-	h.Head, h.Age = snap.Head.NumberU64(), time.Since(time.Unix(int64(snap.Head.Time()), 0))
-	limit := n.staleAfter()
-	h.Stale = limit > 0 && h.Age > limit
-	return h
-}
-
-// staleAfter is the head age beyond which the chain is stale: ten block
-// times, at least 5 s (timestamps count seconds); 0 with production off.
-func (n *Node) staleAfter() time.Duration {
-	if n.cfg.Sequencer.BlockTime == 0 {
-		return 0
-	}
-	return max(5*time.Second, 10*n.cfg.Sequencer.BlockTime)
-}
 
 // WSStats reports WebSocket connections, subscriptions and slow subscribers
 // dropped (zeros with the endpoint off).

@@ -1,0 +1,24 @@
+package node
+
+import (
+	"testing"
+	"time"
+)
+
+func TestHealthReportJSON(t *testing.T) {
+	tests := []struct {
+		report healthReport
+		want   string
+	}{
+		{healthReport{head: 7, age: time.Second}, `{"head":7,"age":"1s","ageSeconds":1.000,"stale":false}`},
+		{healthReport{head: 7, age: 1234567 * time.Microsecond, stale: true}, `{"head":7,"age":"1.235s","ageSeconds":1.235,"stale":true}`},
+		{healthReport{head: 7, age: time.Second, replica: &replicaLag{entries: 3, lag: 12 * time.Millisecond}},
+			`{"head":7,"age":"1s","ageSeconds":1.000,"stale":false,"replica":{"behindEntries":3,"lagSeconds":0.012}}`},
+	}
+	for _, tt := range tests {
+		got, err := tt.report.MarshalJSON()
+		if err != nil || string(got) != tt.want {
+			t.Errorf("%+v: %s, %v; want %s", tt.report, got, err, tt.want)
+		}
+	}
+}
