@@ -124,10 +124,10 @@ type Node struct {
 	reg     *metrics.Registry
 	faucet  *ecdsa.PrivateKey
 	drips   *faucet.Faucet
-	index   *index.Index // nil with the explorer off
-	seqlog  *seqlog.Log  // nil with block production off
-	logAuth *logAuth     // the sequencer's keys for its log; nil on a replica
-	accepts *acceptLog   // records the pool's acceptances in seqlog
+	index   *index.Index      // nil with the explorer off
+	seqlog  *seqlog.Log       // nil with block production off
+	logAuth *logAuth          // the sequencer's keys for its log; nil on a replica
+	accepts *seqlog.AcceptLog // records the pool's acceptances in seqlog
 
 	// etherscan is the explorer's Etherscan API, whose bound closeServices
 	// stops; nil with the explorer off.
@@ -239,7 +239,7 @@ func (n *Node) closeLog() {
 		n.relayServer.Close()
 	}
 	if n.accepts != nil {
-		n.accepts.stop()
+		n.accepts.Stop()
 	}
 	if n.seqlog != nil {
 		n.seqlog.Close()

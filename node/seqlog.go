@@ -53,8 +53,8 @@ func (n *Node) openLog(ctx context.Context) error {
 	}
 	n.seqlog = l
 	n.seq.SetJournal(seqlog.NewJournal(l))
-	n.accepts = startAcceptLog(l)
-	n.pool.OnAccepted(n.accepts.accept)
+	n.accepts = seqlog.StartAcceptLog(l)
+	n.pool.OnAccepted(n.accepts.Accept)
 	n.repool(accepted)
 	attrs := []any{"stream", seqlog.StreamName(cfg.ChainID)}
 	switch {

@@ -1,4 +1,4 @@
-package node
+package seqlog
 
 import (
 	"testing"
@@ -20,7 +20,7 @@ func TestAcceptBatches(t *testing.T) {
 		{"count bound", make([]int, maxAcceptBatch+3), maxAcceptBatch, false},
 	}
 	for _, tt := range tests {
-		a := &acceptLog{reqs: make(chan acceptReq, len(tt.sizes))}
+		a := &AcceptLog{reqs: make(chan acceptReq, len(tt.sizes))}
 		for _, n := range tt.sizes[1:] {
 			a.reqs <- acceptReq{raw: make([]byte, n)}
 		}

@@ -1,30 +1,28 @@
-package node
+package seqlog
 
 import (
 	"context"
 	"errors"
 
 	"github.com/ethereum/go-ethereum/core/types"
-
-	"github.com/stocknode/stocknode/node/seqlog"
 )
 
 // maxAcceptBatch and maxAcceptBytes bound one Accepted entry: half the
-// log's largest entry (seqlog.DefaultMaxEntryBytes), and a pooled
+// log's largest entry (DefaultMaxEntryBytes), and a pooled
 // transaction (at most 128 KiB) always fits alone.
 const (
 	maxAcceptBatch = 512
-	maxAcceptBytes = seqlog.DefaultMaxEntryBytes / 2
+	maxAcceptBytes = DefaultMaxEntryBytes / 2
 )
 
-// acceptLog records the transactions the pool accepts in the sequencer's
+// AcceptLog records the transactions the pool accepts in the sequencer's
 // log before eth_sendRawTransaction answers, so that one accepted but not
 // yet pre-confirmed when the node crashes is pooled again at the restart.
 // Senders waiting at once share one append (group commit): a synced append
 // costs about 0.3 ms, so one per transaction would cap a flood at a few
 // thousand a second; one per batch costs each send one append's wait.
-type acceptLog struct {
-	log    *seqlog.Log
+type AcceptLog struct {
+	log    *Log
 	reqs   chan acceptReq
 	cancel context.CancelFunc
 	done   chan struct{}
@@ -37,15 +35,17 @@ type acceptReq struct {
 
 var errLogClosed = errors.New("the sequencer's log is closed")
 
-func startAcceptLog(l *seqlog.Log) *acceptLog {
+// StartAcceptLog starts the group commit of acceptances into l; Stop ends it.
+func StartAcceptLog(l *Log) *AcceptLog {
 	ctx, cancel := context.WithCancel(context.Background())
-	a := &acceptLog{log: l, reqs: make(chan acceptReq, maxAcceptBatch), cancel: cancel, done: make(chan struct{})}
+	a := &AcceptLog{log: l, reqs: make(chan acceptReq, maxAcceptBatch), cancel: cancel, done: make(chan struct{})}
 	go a.run(ctx)
 	return a
 }
 
-// accept records tx (txpool.Pool.OnAccepted).
-func (a *acceptLog) accept(tx *types.Transaction) error {
+// Accept records tx, waiting for the append that holds it (the
+// txpool.Pool.OnAccepted hook).
+func (a *AcceptLog) Accept(tx *types.Transaction) error {
 	raw, err := tx.MarshalBinary()
 	if err != nil {
 		return err
@@ -65,7 +65,7 @@ func (a *acceptLog) accept(tx *types.Transaction) error {
 }
 
 // run appends what waits, one entry per batch, until ctx ends.
-func (a *acceptLog) run(ctx context.Context) {
+func (a *AcceptLog) run(ctx context.Context) {
 	defer close(a.done)
 	var carry *acceptReq // the request that did not fit the last batch
 	for {
@@ -84,7 +84,7 @@ func (a *acceptLog) run(ctx context.Context) {
 		for i, req := range batch {
 			raws[i] = req.raw
 		}
-		_, err := a.log.Append(ctx, seqlog.Accepted{Transactions: raws})
+		_, err := a.log.Append(ctx, Accepted{Transactions: raws})
 		for _, req := range batch {
 			req.err <- err
 		}
@@ -94,7 +94,7 @@ func (a *acceptLog) run(ctx context.Context) {
 // collect makes a batch of first and what else waits, up to
 // maxAcceptBatch transactions and maxAcceptBytes; a request that would
 // overflow it is returned to start the next one.
-func (a *acceptLog) collect(first acceptReq) (batch []acceptReq, carry *acceptReq) {
+func (a *AcceptLog) collect(first acceptReq) (batch []acceptReq, carry *acceptReq) {
 	batch, size := []acceptReq{first}, len(first.raw)
 	for len(batch) < maxAcceptBatch {
 		select {
@@ -110,8 +110,8 @@ func (a *acceptLog) collect(first acceptReq) (batch []acceptReq, carry *acceptRe
 	return batch, nil
 }
 
-// stop ends run; waiting senders get errLogClosed.
-func (a *acceptLog) stop() {
+// Stop ends the group commit; waiting senders get errLogClosed.
+func (a *AcceptLog) Stop() {
 	a.cancel()
 	<-a.done
 }
