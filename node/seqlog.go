@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/stocknode/stocknode/node/recovery"
 	"github.com/stocknode/stocknode/node/seqlog"
 )
 
@@ -42,11 +43,12 @@ func (n *Node) openLog(ctx context.Context) error {
 	if err != nil {
 		return withRepairHint(fmt.Errorf("%w (flags: --nats.listen, --nats.url, --nats.nkey, --nats.creds, --nats.replicas)", err))
 	}
-	if err := n.levelLog(ctx, l); err != nil {
+	rec := recovery.Recovery{Log: l, Chain: n.chain, LogDir: filepath.Join(n.cfg.DataDir, "nats"), Logger: n.log}
+	if err := rec.LevelLog(ctx); err != nil {
 		l.Close()
 		return withRepairHint(err)
 	}
-	accepted, err := n.resumeFromLog(ctx, l)
+	accepted, err := rec.Resume(ctx, n.seq)
 	if err != nil {
 		l.Close()
 		return withRepairHint(err)
@@ -55,7 +57,7 @@ func (n *Node) openLog(ctx context.Context) error {
 	n.seq.SetJournal(seqlog.NewJournal(l))
 	n.accepts = seqlog.StartAcceptLog(l)
 	n.pool.OnAccepted(n.accepts.Accept)
-	n.repool(accepted)
+	recovery.Repool(n.pool, accepted, n.log)
 	attrs := []any{"stream", seqlog.StreamName(cfg.ChainID)}
 	switch {
 	case len(cfg.URLs) > 0:

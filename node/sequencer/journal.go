@@ -64,7 +64,7 @@ func (s *Sequencer) openResumed(parent *types.Block, now time.Time) (*builder, e
 	if why := unlike(r.header, template); why != "" {
 		// Not this sequencer's opening, or not with this configuration: a
 		// log entry must not choose the block's coinbase or gas limit.
-		// The pre-confirmed transactions are pooled again (repool) and go
+		// The pre-confirmed transactions are pooled again (recovery.Repool) and go
 		// into a block opened afresh.
 		s.log.Warn("The block being built, as the log holds it, is not one this sequencer opens: opening a fresh one instead",
 			"number", r.header.Number, "differs", why, "txs", len(r.txs))

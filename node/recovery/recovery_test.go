@@ -1,4 +1,4 @@
-package node
+package recovery
 
 import (
 	"context"
@@ -24,7 +24,7 @@ func TestLevelLog(t *testing.T) {
 	e.Stop()
 	bc := e.Chain.BlockChain()
 	head := e.Chain.Head().Number.Uint64()
-	n := &Node{chain: e.Chain, log: testchain.Quiet(), cfg: Config{DataDir: "/data"}}
+
 	ctx := context.Background()
 	sealed := func(number uint64) seqlog.Sealed {
 		block := bc.GetBlockByNumber(number)
@@ -47,12 +47,15 @@ func TestLevelLog(t *testing.T) {
 		}
 		return l
 	}
+	level := func(l *seqlog.Log) error {
+		return Recovery{Log: l, Chain: e.Chain, LogDir: "/data/nats", Logger: testchain.Quiet()}.LevelLog(ctx)
+	}
 
-	if err := n.levelLog(ctx, open()); err != nil {
+	if err := level(open()); err != nil {
 		t.Fatalf("a new log: %v", err)
 	}
 	behind := open(sealed(3))
-	if err := n.levelLog(ctx, behind); err != nil {
+	if err := level(behind); err != nil {
 		t.Fatalf("a log behind: %v", err)
 	}
 	last, err := behind.LastOf(ctx, seqlog.KindSealed)
@@ -72,7 +75,7 @@ func TestLevelLog(t *testing.T) {
 		{"ahead of the database", ahead, "the log is not this datadir's"},
 		{"another chain", foreign, "belongs to another chain"},
 	} {
-		err := n.levelLog(ctx, open(tt.entry))
+		err := level(open(tt.entry))
 		if err == nil || !strings.Contains(err.Error(), tt.says) || !strings.Contains(err.Error(), "move /data/nats aside") {
 			t.Errorf("%s: %v, want an error saying %q and what to do", tt.name, err, tt.says)
 		}

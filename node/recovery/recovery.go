@@ -1,14 +1,23 @@
-package node
+// Package recovery brings a sequencer back from its log at a start, after a
+// clean stop or a crash: it levels the log with the database, resumes the
+// block the previous run was building with the transactions its
+// pre-confirmations executed, and gives the pool again those accepted but
+// not yet pre-confirmed. A pre-confirmation is a promise kept across
+// crashes because of what this package does.
+package recovery
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
+	"log/slog"
 
 	"github.com/ethereum/go-ethereum/core/types"
 
+	"github.com/stocknode/stocknode/node/chain"
 	"github.com/stocknode/stocknode/node/seqlog"
+	"github.com/stocknode/stocknode/node/sequencer"
+	"github.com/stocknode/stocknode/node/txpool"
 )
 
 // maxLogCatchUp bounds the sealed blocks a start appends to a log that is
@@ -16,10 +25,21 @@ import (
 // append); more means the log is not this datadir's.
 const maxLogCatchUp = 1024
 
-// levelLog checks that the log's last sealed block is the database's block
+// Recovery is what a start recovers from: the log and the database.
+type Recovery struct {
+	Log   *seqlog.Log
+	Chain *chain.Chain
+	// LogDir is where the log lives, named in the errors that tell an
+	// operator to move it aside.
+	LogDir string
+	Logger *slog.Logger
+}
+
+// LevelLog checks that the log's last sealed block is the database's block
 // of that number, and appends the database's later blocks to the log. A new
 // log starts at the database's head.
-func (n *Node) levelLog(ctx context.Context, l *seqlog.Log) error {
+func (r Recovery) LevelLog(ctx context.Context) error {
+	l := r.Log
 	last, err := l.LastOf(ctx, seqlog.KindSealed)
 	if errors.Is(err, seqlog.ErrEmpty) {
 		return nil
@@ -28,18 +48,18 @@ func (n *Node) levelLog(ctx context.Context, l *seqlog.Log) error {
 		return err
 	}
 	sealed := last.Entry.(seqlog.Sealed)
-	head := n.chain.Head().Number.Uint64()
-	bc := n.chain.BlockChain()
+	head := r.Chain.Head().Number.Uint64()
+	bc := r.Chain.BlockChain()
 	switch {
 	case sealed.Number > head:
 		return fmt.Errorf("sequencer log: it holds sealed block %d, the database only up to %d: the log is not this datadir's (use the datadir it was written from, or move %s aside to start a new log)",
-			sealed.Number, head, filepath.Join(n.cfg.DataDir, "nats"))
+			sealed.Number, head, r.LogDir)
 	case bc.GetCanonicalHash(sealed.Number) != sealed.Hash:
 		return fmt.Errorf("sequencer log: its sealed block %d is %s, the database's %s: the log belongs to another chain (move %s aside to start a new log)",
-			sealed.Number, sealed.Hash, bc.GetCanonicalHash(sealed.Number), filepath.Join(n.cfg.DataDir, "nats"))
+			sealed.Number, sealed.Hash, bc.GetCanonicalHash(sealed.Number), r.LogDir)
 	case head-sealed.Number > maxLogCatchUp:
 		return fmt.Errorf("sequencer log: it ends at block %d, %d blocks behind the database's head %d: not this datadir's log (move %s aside to start a new log)",
-			sealed.Number, head-sealed.Number, head, filepath.Join(n.cfg.DataDir, "nats"))
+			sealed.Number, head-sealed.Number, head, r.LogDir)
 	}
 	for number := sealed.Number + 1; number <= head; number++ {
 		block := bc.GetBlockByNumber(number)
@@ -50,19 +70,20 @@ func (n *Node) levelLog(ctx context.Context, l *seqlog.Log) error {
 		if _, err := l.Append(ctx, entry); err != nil {
 			return fmt.Errorf("sequencer log: append block %d the database holds: %w", number, err)
 		}
-		n.log.Info("Appended a sealed block the log lacked (the previous run stopped between commit and log)", "number", number)
+		r.Logger.Info("Appended a sealed block the log lacked (the previous run stopped between commit and log)", "number", number)
 	}
 	return nil
 }
 
-// resumeFromLog finds, after the log's last sealed block, the block the
+// Resume finds, after the log's last sealed block, the block the
 // previous run opened on the database's head and the transactions its
 // pre-confirmations executed, and has the sequencer resume it: a
 // pre-confirmation survives a crash. A block opened again (a run that
 // stopped before pre-confirming anything, or a rebuilt one) supersedes the
-// earlier opening. It returns, for the pool (repool), the resumed block's
+// earlier opening. It returns, for the pool (Repool), the resumed block's
 // transactions and then those accepted since the last sealed block.
-func (n *Node) resumeFromLog(ctx context.Context, l *seqlog.Log) (types.Transactions, error) {
+func (r Recovery) Resume(ctx context.Context, seq *sequencer.Sequencer) (types.Transactions, error) {
+	l := r.Log
 	from := uint64(1)
 	if last, err := l.LastOf(ctx, seqlog.KindSealed); err == nil {
 		from = last.Seq + 1
@@ -77,7 +98,7 @@ func (n *Node) resumeFromLog(ctx context.Context, l *seqlog.Log) (types.Transact
 		return nil, nil // nothing after the last sealed block
 	}
 	from = max(from, info.FirstSeq) // a log whose sealed blocks aged out
-	head := n.chain.Head()
+	head := r.Chain.Head()
 	var (
 		opened   *seqlog.Opened
 		txs      types.Transactions
@@ -111,7 +132,7 @@ func (n *Node) resumeFromLog(ctx context.Context, l *seqlog.Log) (types.Transact
 		}
 	}
 	if opened != nil {
-		n.seq.Resume(opened.Header(), txs, ticks)
+		seq.Resume(opened.Header(), txs, ticks)
 		// The pool held them until the block sealed, as it holds any
 		// pending block's: without them a sender's later transactions
 		// would wait behind a nonce gap for the seal, not be executed
@@ -121,19 +142,19 @@ func (n *Node) resumeFromLog(ctx context.Context, l *seqlog.Log) (types.Transact
 	return accepted, nil
 }
 
-// repool gives the pool again the resumed block's transactions and those
+// Repool gives the pool again the resumed block's transactions and those
 // the log says were accepted since the last sealed block: those a sealed
 // block holds, or that are pooled already, are refused (nonce too low,
 // already known) and that is fine; the others were accepted but not yet
 // pre-confirmed when the previous run stopped.
-func (n *Node) repool(txs types.Transactions) {
+func Repool(pool *txpool.Pool, txs types.Transactions, logger *slog.Logger) {
 	kept := 0
 	for _, tx := range txs {
-		if n.pool.Add(tx) == nil {
+		if pool.Add(tx) == nil {
 			kept++
 		}
 	}
 	if kept > 0 {
-		n.log.Info("Pooled again the transactions the log says were pre-confirmed or accepted since the last sealed block", "txs", kept)
+		logger.Info("Pooled again the transactions the log says were pre-confirmed or accepted since the last sealed block", "txs", kept)
 	}
 }
