@@ -17,7 +17,7 @@ import (
 
 	"github.com/stocknode/stocknode/httpserver"
 	"github.com/stocknode/stocknode/metrics"
-	"github.com/stocknode/stocknode/node"
+	"github.com/stocknode/stocknode/app"
 	"github.com/stocknode/stocknode/node/chain"
 	"github.com/stocknode/stocknode/node/rpc"
 	"github.com/stocknode/stocknode/node/sequencer"
@@ -54,7 +54,7 @@ func parse(fs *flag.FlagSet, args []string) error {
 
 func runNode(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("stocknode", stderr)
-	var cfg node.Config
+	var cfg app.Config
 	fs.StringVar(&cfg.DataDir, "datadir", "./stocknode-data", "data directory of the chain database")
 	fs.BoolVar(&cfg.Dev, "dev", false, "keep the chain in memory and start fresh")
 	fs.StringVar(&cfg.GenesisFile, "genesis", "", "geth-format genesis.json (default: built-in preview network)")
@@ -122,7 +122,7 @@ func runNode(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	cfg.FDLimit = fds
 	setMemoryLimit(log)
 	go returnMemory(ctx, log)
-	n, err := node.New(cfg, log)
+	n, err := app.New(cfg, log)
 	if err != nil {
 		return err
 	}
@@ -147,7 +147,7 @@ func runNode(ctx context.Context, args []string, stdout, stderr io.Writer) error
 // development key: it is derived from a seed anyone can read in the README,
 // so anyone could drain the faucet by signing with it. A replica's drips
 // are its sequencer's, paid with the sequencer's key.
-func checkPublicFaucet(public bool, cfg node.Config) error {
+func checkPublicFaucet(public bool, cfg app.Config) error {
 	if !public || !cfg.Faucet.Enabled || cfg.FaucetKey != "" || cfg.Follow {
 		return nil
 	}
@@ -155,7 +155,7 @@ func checkPublicFaucet(public bool, cfg node.Config) error {
 }
 
 // checkTxSync refuses eth_sendRawTransactionSync's flags that cannot work.
-func checkTxSync(cfg node.Config) error {
+func checkTxSync(cfg app.Config) error {
 	def, limit := cfg.RPC.TxSyncDefaultTimeout, cfg.RPC.TxSyncMaxTimeout
 	switch {
 	case def < time.Millisecond || limit < time.Millisecond:
@@ -170,8 +170,8 @@ func checkTxSync(cfg node.Config) error {
 
 // printAccounts shows what anvil shows: the funded development accounts with
 // their keys, and the faucet.
-func printAccounts(w io.Writer, n *node.Node) error {
-	keys, err := node.DevAccounts()
+func printAccounts(w io.Writer, n *app.Node) error {
+	keys, err := app.DevAccounts()
 	if err != nil {
 		return err
 	}
@@ -189,14 +189,14 @@ func printAccounts(w io.Writer, n *node.Node) error {
 	return nil
 }
 
-// apiFlagValues are the flags that need post-processing into node.Config.
+// apiFlagValues are the flags that need post-processing into app.Config.
 type apiFlagValues struct {
 	addr, cors, wsOrigins string
 	port                  int
 	ws                    bool
 }
 
-func apiFlags(fs *flag.FlagSet, cfg *node.Config) *apiFlagValues {
+func apiFlags(fs *flag.FlagSet, cfg *app.Config) *apiFlagValues {
 	cfg.HTTP, cfg.RPC, cfg.WS = httpserver.DefaultConfig(), rpc.DefaultConfig(), ws.DefaultConfig()
 	v := new(apiFlagValues)
 	fs.BoolVar(&v.ws, "ws", true, "serve JSON-RPC over WebSocket at /ws on the HTTP port")
@@ -229,7 +229,7 @@ func apiFlags(fs *flag.FlagSet, cfg *node.Config) *apiFlagValues {
 	return v
 }
 
-func (v *apiFlagValues) apply(cfg *node.Config) {
+func (v *apiFlagValues) apply(cfg *app.Config) {
 	cfg.HTTP.Addr = net.JoinHostPort(v.addr, strconv.Itoa(v.port))
 	cfg.HTTP.CORS = splitList(v.cors)
 	cfg.WS.Origins = splitList(v.wsOrigins)
@@ -262,7 +262,7 @@ func runInit(args []string, stdout, stderr io.Writer) error {
 		return errUsage
 	}
 	routeGethLogs(stderr, slog.LevelWarn)
-	cfg, err := node.ChainConfig(*dataDir, false, *genesisFile, [20]byte{})
+	cfg, err := app.ChainConfig(*dataDir, false, *genesisFile, [20]byte{})
 	if err != nil {
 		return err
 	}
@@ -335,7 +335,7 @@ func openForFile(dataDir, genesisFile, faucetKey string, gcmode chain.GCMode) (*
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := node.ChainConfig(dataDir, false, genesisFile, crypto.PubkeyToAddress(faucet.PublicKey))
+	cfg, err := app.ChainConfig(dataDir, false, genesisFile, crypto.PubkeyToAddress(faucet.PublicKey))
 	if err != nil {
 		return nil, err
 	}

@@ -6,11 +6,11 @@ import (
 
 	"github.com/stocknode/stocknode/explorer/etherscan"
 	"github.com/stocknode/stocknode/explorer/web"
-	"github.com/stocknode/stocknode/node"
+	"github.com/stocknode/stocknode/app"
 )
 
 // explorerFlags registers the block explorer's flags.
-func explorerFlags(fs *flag.FlagSet, cfg *node.Config) {
+func explorerFlags(fs *flag.FlagSet, cfg *app.Config) {
 	fs.BoolFunc("explorer", "serve the block explorer (/, /block/, /tx/, /address/, /tokens, /token/, /search, /faucet) and keep its address index in <datadir>/index; --explorer=false turns both off (default true)", func(s string) error {
 		on, err := strconv.ParseBool(s)
 		cfg.ExplorerDisabled = !on

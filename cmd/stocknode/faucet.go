@@ -5,14 +5,14 @@ import (
 	"fmt"
 
 	"github.com/stocknode/stocknode/faucet"
-	"github.com/stocknode/stocknode/node"
+	"github.com/stocknode/stocknode/app"
 	"github.com/stocknode/stocknode/peer"
 )
 
 // faucetFlags registers the faucet's flags over faucet.DefaultConfig; the
 // values that need parsing are parsed as flags, so a bad one stops the
 // node at once with the flag's name.
-func faucetFlags(fs *flag.FlagSet, cfg *node.Config) {
+func faucetFlags(fs *flag.FlagSet, cfg *app.Config) {
 	cfg.Faucet = faucet.DefaultConfig()
 	f := &cfg.Faucet
 	fs.BoolVar(&f.Enabled, "faucet", f.Enabled, "serve the faucet API: POST /api/{network}/faucet/drip, GET /api/{network}/faucet/status (chain-health is served either way)")

@@ -17,7 +17,7 @@ func routeGethLogs(w io.Writer, level slog.Level) {
 
 // expectedGethWarnings are go-ethereum's warnings and errors about states
 // the node reaches by design, each of which the node reports itself in one
-// INFO line (node.logStart):
+// INFO line (app.Node.logStart):
 //   - a new database has no head block until the genesis is written;
 //   - after an unclean shutdown, a full node rewinds the chain to its last
 //     persisted state (truncating the freezer to it) and replays the blocks

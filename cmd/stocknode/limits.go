@@ -11,13 +11,13 @@ import (
 
 	"github.com/ethereum/go-ethereum/common/fdlimit"
 
-	"github.com/stocknode/stocknode/node"
+	"github.com/stocknode/stocknode/app"
 	"github.com/stocknode/stocknode/node/txwait"
 	"github.com/stocknode/stocknode/peer"
 )
 
 // limitFlagValues are the flags that keep hostile clients in check, with
-// what needs post-processing into node.Config.
+// what needs post-processing into app.Config.
 type limitFlagValues struct {
 	public         bool
 	trustedProxies string
@@ -37,7 +37,7 @@ var publicDefaults = []struct{ flag, value string }{
 	{"rpc.txsync.per-client", "64"},
 }
 
-func limitFlags(fs *flag.FlagSet, cfg *node.Config) *limitFlagValues {
+func limitFlags(fs *flag.FlagSet, cfg *app.Config) *limitFlagValues {
 	v := new(limitFlagValues)
 	fs.BoolVar(&v.public, "public", false, "sane defaults for a node open to the internet: per-client rate limits, connection caps and shorter timeouts (README: Limits)")
 	fs.StringVar(&v.trustedProxies, "rpc.trusted-proxies", "", "comma-separated addresses or CIDRs of reverse proxies whose X-Forwarded-For names the client")
@@ -61,7 +61,7 @@ func limitFlags(fs *flag.FlagSet, cfg *node.Config) *limitFlagValues {
 
 // apply sets --public's defaults on the flags not given and resolves the
 // rest into cfg.
-func (v *limitFlagValues) apply(fs *flag.FlagSet, cfg *node.Config) error {
+func (v *limitFlagValues) apply(fs *flag.FlagSet, cfg *app.Config) error {
 	if v.public {
 		given := map[string]bool{}
 		fs.Visit(func(f *flag.Flag) { given[f.Name] = true })

@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/stocknode/stocknode/node"
+	"github.com/stocknode/stocknode/app"
 	"github.com/stocknode/stocknode/node/chain"
 	"github.com/stocknode/stocknode/node/natsauth"
 	"github.com/stocknode/stocknode/node/relay"
@@ -75,7 +75,7 @@ func runLogRepair(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	fs := newFlagSet("stocknode log-repair", stderr)
 	dataDir := fs.String("datadir", "./stocknode-data", "the sequencer's data directory (its log is <datadir>/nats unless --nats.url)")
 	dryRun := fs.Bool("dry-run", false, "list the entries a repair would drop, change nothing")
-	var cfg node.Config
+	var cfg app.Config
 	natsClientFlags(fs, &cfg) // --nats.url and its credentials, as the sequencer runs with
 	if err := parse(fs, args); err != nil {
 		return err
@@ -102,7 +102,7 @@ func runLogRepair(ctx context.Context, args []string, stdout, stderr io.Writer) 
 // opens it. The chain's database is opened (and closed) to learn its
 // chain ID: a running node holds it, so the repair refuses to run beside
 // one.
-func repairConfig(dataDir string, cfg *node.Config) (seqlog.Config, error) {
+func repairConfig(dataDir string, cfg *app.Config) (seqlog.Config, error) {
 	c, err := chain.Open(chain.Config{DataDir: dataDir})
 	if err != nil {
 		return seqlog.Config{}, fmt.Errorf("open the chain of %s (is its node still running? stop it first): %w", dataDir, err)

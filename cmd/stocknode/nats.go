@@ -7,14 +7,14 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/stocknode/stocknode/node"
+	"github.com/stocknode/stocknode/app"
 	"github.com/stocknode/stocknode/node/natsauth"
 	"github.com/stocknode/stocknode/node/relay"
 	"github.com/stocknode/stocknode/node/seqlog"
 )
 
 // natsFlags registers the sequencer log's flags (node/seqlog).
-func natsFlags(fs *flag.FlagSet, cfg *node.Config) *listenTLS {
+func natsFlags(fs *flag.FlagSet, cfg *app.Config) *listenTLS {
 	tlsFiles := new(listenTLS)
 	natsClientFlags(fs, cfg)
 	fs.StringVar(&cfg.Log.Listen, "nats.listen", "", "expose the embedded NATS JetStream server holding the sequencer's log on this address (host:port) for replicas, who must hold a key it admits (<datadir>/nats-auth); default: no listener")
@@ -32,7 +32,7 @@ func natsFlags(fs *flag.FlagSet, cfg *node.Config) *listenTLS {
 
 // natsClientFlags registers how the node reaches a NATS server it does not
 // run: --nats.url and its credentials and TLS.
-func natsClientFlags(fs *flag.FlagSet, cfg *node.Config) {
+func natsClientFlags(fs *flag.FlagSet, cfg *app.Config) {
 	cfg.Log = seqlog.Config{Replicas: 1}
 	fs.Func("nats.url", "use the external NATS cluster at these URLs (comma-separated) for the sequencer's log instead of the embedded server", func(s string) error {
 		for _, u := range strings.Split(s, ",") {
@@ -53,7 +53,7 @@ func natsClientFlags(fs *flag.FlagSet, cfg *node.Config) {
 type listenTLS struct{ cert, key string }
 
 // apply loads the certificate into the log's configuration.
-func (f *listenTLS) apply(cfg *node.Config) error {
+func (f *listenTLS) apply(cfg *app.Config) error {
 	if f.cert == "" && f.key == "" {
 		return nil
 	}
@@ -73,7 +73,7 @@ func (f *listenTLS) apply(cfg *node.Config) error {
 
 // checkFollow rejects flags a read replica cannot honour, and the NATS
 // client's flags without a server to use them on.
-func checkFollow(cfg *node.Config) error {
+func checkFollow(cfg *app.Config) error {
 	if cfg.NATS != (natsauth.Client{}) && len(cfg.Log.URLs) == 0 {
 		return errors.New("--nats.nkey, --nats.creds and --nats.tls.* authenticate to --nats.url: give it (the embedded server authenticates its own connection)")
 	}

@@ -1,4 +1,4 @@
-package ws_test
+package app_test
 
 import (
 	"bytes"

@@ -1,4 +1,4 @@
-package node
+package app
 
 import (
 	"path/filepath"

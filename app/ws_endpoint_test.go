@@ -1,4 +1,4 @@
-package ws_test
+package app_test
 
 import (
 	"context"
@@ -22,7 +22,7 @@ import (
 	"github.com/fasthttp/websocket"
 
 	"github.com/stocknode/stocknode/httpserver"
-	"github.com/stocknode/stocknode/node"
+	"github.com/stocknode/stocknode/app"
 	"github.com/stocknode/stocknode/node/chain"
 	"github.com/stocknode/stocknode/node/rpc"
 	"github.com/stocknode/stocknode/node/sequencer"
@@ -32,7 +32,7 @@ import (
 // testNode runs a whole in-memory node with the given WebSocket config.
 type testNode struct {
 	t    *testing.T
-	node *node.Node
+	node *app.Node
 	url  string
 	keys []*ecdsa.PrivateKey
 }
@@ -44,15 +44,15 @@ func startNode(t *testing.T, blockTime time.Duration, wsCfg ws.Config) *testNode
 
 func startNodeTLS(t *testing.T, blockTime time.Duration, wsCfg ws.Config, certFile, keyFile string) *testNode {
 	t.Helper()
-	return startNodeWith(t, blockTime, wsCfg, func(cfg *node.Config) {
+	return startNodeWith(t, blockTime, wsCfg, func(cfg *app.Config) {
 		cfg.HTTP.TLSCert, cfg.HTTP.TLSKey = certFile, keyFile
 	})
 }
 
 // startNodeWith starts a node whose configuration configure adjusts.
-func startNodeWith(t *testing.T, blockTime time.Duration, wsCfg ws.Config, configure func(*node.Config)) *testNode {
+func startNodeWith(t *testing.T, blockTime time.Duration, wsCfg ws.Config, configure func(*app.Config)) *testNode {
 	t.Helper()
-	cfg := node.Config{
+	cfg := app.Config{
 		Dev:       true,
 		Sequencer: sequencer.Config{BlockTime: blockTime, PreconfInterval: blockTime / 2},
 		HTTP:      httpserver.DefaultConfig(),
@@ -62,7 +62,7 @@ func startNodeWith(t *testing.T, blockTime time.Duration, wsCfg ws.Config, confi
 	cfg.HTTP.Addr = "127.0.0.1:0"
 	configure(&cfg)
 	certFile := cfg.HTTP.TLSCert
-	n, err := node.New(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	n, err := app.New(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package ws_test
+package app_test
 
 import (
 	"encoding/json"
@@ -10,7 +10,7 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/params"
 
-	"github.com/stocknode/stocknode/node"
+	"github.com/stocknode/stocknode/app"
 	"github.com/stocknode/stocknode/node/ws"
 )
 
@@ -47,7 +47,7 @@ type flashTx struct {
 // only the transactions with a matching log. What it says is what the
 // sealed block then says, but for the block hash.
 func TestNewFlashblockTransactions(t *testing.T) {
-	n := startNodeWith(t, time.Second, ws.DefaultConfig(), func(cfg *node.Config) {
+	n := startNodeWith(t, time.Second, ws.DefaultConfig(), func(cfg *app.Config) {
 		cfg.Sequencer.PreconfInterval = 50 * time.Millisecond
 	})
 	c := n.dial()

@@ -1,4 +1,4 @@
-package ws_test
+package app_test
 
 import (
 	"bytes"
@@ -13,14 +13,14 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/fasthttp/websocket"
 
-	"github.com/stocknode/stocknode/node"
+	"github.com/stocknode/stocknode/app"
 	"github.com/stocknode/stocknode/node/ws"
 	"github.com/stocknode/stocknode/ratelimit"
 )
 
 // WebSocket messages are metered as HTTP requests are.
 func TestRateLimitsOverWebSocket(t *testing.T) {
-	n := startNodeWith(t, 0, ws.DefaultConfig(), func(cfg *node.Config) {
+	n := startNodeWith(t, 0, ws.DefaultConfig(), func(cfg *app.Config) {
 		cfg.RPC.RateLimit = ratelimit.Config{Requests: 1, RequestBurst: 3}
 	})
 	c := n.dial()
@@ -40,7 +40,7 @@ func TestRateLimitsOverWebSocket(t *testing.T) {
 }
 
 // gauge reads one of the node's metrics.
-func gauge(t *testing.T, n *node.Node, name string) float64 {
+func gauge(t *testing.T, n *app.Node, name string) float64 {
 	t.Helper()
 	var buf bytes.Buffer
 	n.Metrics().WriteTo(&buf)
@@ -69,7 +69,7 @@ func eventually(t *testing.T, what string, cond func() bool) {
 
 // A call whose WebSocket client goes away stops running.
 func TestCallStopsWhenWebSocketCloses(t *testing.T) {
-	n := startNodeWith(t, 0, ws.DefaultConfig(), func(cfg *node.Config) {
+	n := startNodeWith(t, 0, ws.DefaultConfig(), func(cfg *app.Config) {
 		cfg.RPC.EVMTimeout, cfg.RPC.RequestTimeout, cfg.RPC.GasCap = time.Hour, time.Hour, 1<<40
 	})
 	conn, _, err := websocket.DefaultDialer.Dial(n.url, nil)

@@ -1,6 +1,6 @@
-// Package node is stocknode's composition root: it opens the chain, starts
+// Package app is stocknode's composition root: it opens the chain, starts
 // the transaction pool and the sequencer, and owns their lifetimes.
-package node
+package app
 
 import (
 	"context"
