@@ -3,8 +3,9 @@ package app
 import (
 	"fmt"
 
-	"github.com/ethereum/go-ethereum/common"
 	"path/filepath"
+
+	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/stocknode/stocknode/explorer/etherscan"
 	"github.com/stocknode/stocknode/explorer/index"

@@ -31,7 +31,7 @@ func (n *Node) startFaucet(listeners *sequencer.Listeners) error {
 	if err != nil {
 		return err // names its flag or the database
 	}
-	f.Mount(n.http)
+	f.Mount(n.observedMux("faucet"))
 	*listeners = append(*listeners, f)
 	n.drips = f
 	return nil

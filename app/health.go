@@ -65,4 +65,3 @@ func (n *Node) staleAfter() time.Duration {
 	}
 	return max(5*time.Second, 10*n.cfg.Sequencer.BlockTime)
 }
-

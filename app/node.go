@@ -156,7 +156,7 @@ func New(cfg Config, log *slog.Logger) (*Node, error) {
 		return nil, err
 	}
 	chainCfg.GCMode, chainCfg.StateHistory = cfg.GCMode, cfg.StateHistory
-	n := &Node{cfg: cfg, log: log, store: new(pending.Store), faucet: faucet, faucetDerived: derived}
+	n := &Node{cfg: cfg, log: log, store: new(pending.Store), faucet: faucet, faucetDerived: derived, reg: metrics.NewRegistry()}
 	if !cfg.Dev {
 		if n.dataDir, err = lockDataDir(cfg.DataDir); err != nil {
 			return nil, err
@@ -197,6 +197,7 @@ func (n *Node) open(chainCfg chain.Config) error {
 	if seqCfg.GasCeil == 0 {
 		seqCfg.GasCeil = n.chain.Head().GasLimit
 	}
+	n.observeSequencer(&seqCfg)
 	start := func() error { return n.start(seqCfg) }
 	if cfg.Follow {
 		start = n.startReplica
@@ -253,7 +254,6 @@ func (n *Node) startAPI() error {
 	n.capConns()
 	n.cfg.HTTP.Logger = n.log
 	n.calls = pool.New(n.cfg.Calls)
-	n.reg = metrics.NewRegistry()
 	n.cfg.RPC.BlockTime = n.cfg.Sequencer.BlockTime // eth_simulateV1 spaces its blocks by it
 	// A sender is shown the chain before its block for the receipt hold:
 	// the store keeps those views as long, and a block's worth more.
@@ -327,53 +327,6 @@ func (n *Node) closeServices() error {
 	}
 	return errors.Join(errs...)
 }
-
-// registerGauges exposes the node's state for --metrics.
-func (n *Node) registerGauges() {
-	r := n.reg
-	r.Gauge("chain_head_number", "Number of the latest sealed block.", func() float64 {
-		if snap := n.store.Load(); snap != nil {
-			return float64(snap.Head.NumberU64())
-		}
-		return 0
-	})
-	r.Gauge("chain_head_age_seconds", "Wall-clock age of the latest block's timestamp.", func() float64 {
-		return n.healthReport().age.Seconds()
-	})
-	r.Gauge("pending_snapshot_age_seconds", "Time since the last pending snapshot was published.", func() float64 {
-		if snap := n.store.Load(); snap != nil {
-			return time.Since(snap.Published).Seconds()
-		}
-		return 0
-	})
-	r.Gauge("pending_transactions", "Transactions in the block being built.", func() float64 {
-		if snap := n.store.Load(); snap != nil {
-			return float64(len(snap.Pending.Transactions))
-		}
-		return 0
-	})
-	r.Gauge(`txpool_transactions{state="executable"}`, "Pooled transactions.", func() float64 { p, _ := n.pool.Stats(); return float64(p) })
-	r.Gauge(`txpool_transactions{state="queued"}`, "Pooled transactions.", func() float64 { _, q := n.pool.Stats(); return float64(q) })
-	r.Gauge("call_pool_running", "eth_calls running (slots of the call bound in use).", func() float64 { run, _, _, _ := n.calls.Stats(); return float64(run) })
-	r.Gauge("call_pool_waiting", "eth_calls waiting for a slot.", func() float64 { _, wait, _, _ := n.calls.Stats(); return float64(wait) })
-	r.Gauge("call_pool_rejected", "eth_calls rejected with -32005 (bound full, client over its share) since start.", func() float64 { _, _, rej, _ := n.calls.Stats(); return float64(rej) })
-	r.Gauge("call_pool_heavy_clients", "Clients whose calls ran long lately, kept off the last slot of the call bound.", func() float64 { return float64(n.calls.Heavy()) })
-	r.Gauge("call_pool_dropped", "eth_calls dropped before they ran (request deadline passed, client gone) since start.", func() float64 { _, _, _, drop := n.calls.Stats(); return float64(drop) })
-	r.Gauge("txsync_waiting", "eth_sendRawTransactionSync requests waiting for their transaction.", func() float64 { return float64(n.txwait.Len()) })
-	r.Gauge("http_connections", "Open connections on the public port (HTTP and WebSocket).", func() float64 { open, _ := n.http.Conns(); return float64(open) })
-	r.Gauge("http_connections_refused", "Connections refused at --http.maxconns or --http.maxconns-per-ip since start.", func() float64 { _, refused := n.http.Conns(); return float64(refused) })
-	r.Gauge("ws_connections", "Open WebSocket connections.", func() float64 { c, _, _ := n.WSStats(); return float64(c) })
-	r.Gauge("ws_subscriptions", "Live eth_subscribe subscriptions.", func() float64 { _, s, _ := n.WSStats(); return float64(s) })
-	if f := n.follower; f != nil {
-		r.Gauge("replica_lag_entries", "Entries of the sequencer's log stored after the last one this replica applied.", func() float64 { e, _, _ := f.Lag(); return float64(e) })
-		r.Gauge("replica_lag_seconds", "Time from the logging of the last entry this replica applied to its application.", func() float64 { _, d, _ := f.Lag(); return d.Seconds() })
-		r.Gauge("replica_applied_sequence", "Sequence of the last log entry this replica applied.", func() float64 { _, _, s := f.Lag(); return float64(s) })
-	}
-	r.Gauge("ws_slow_dropped", "WebSocket subscribers closed for falling behind since start.", func() float64 { _, _, d := n.WSStats(); return float64(d) })
-}
-
-// Metrics is the node's metrics registry (served by --metrics).
-func (n *Node) Metrics() *metrics.Registry { return n.reg }
 
 // WSStats reports WebSocket connections, subscriptions and slow subscribers
 // dropped (zeros with the endpoint off).

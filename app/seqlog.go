@@ -24,6 +24,7 @@ func withRepairHint(err error) error {
 func (n *Node) openLog(ctx context.Context) error {
 	cfg := n.cfg.Log
 	cfg.ChainID = n.chain.Config().ChainID.Uint64()
+	n.observeLog(&cfg)
 	auth, err := n.loadLogAuth(cfg.ChainID, cfg.Listen != "")
 	if err != nil {
 		return err

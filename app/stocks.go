@@ -42,7 +42,7 @@ func (n *Node) startREST(listeners *sequencer.Listeners) error {
 	if err != nil {
 		return fmt.Errorf("--registry: %w", err)
 	}
-	n.http.Mount(rest.Prefix, api.Handler)
+	n.observedMux("rest").Mount(rest.Prefix, api.Handler)
 	n.http.NotFound(httpapi.NotFound)
 	n.warnIfNoProtocol()
 	return nil

@@ -21,8 +21,8 @@ import (
 	"github.com/ethereum/go-ethereum/params"
 	"github.com/fasthttp/websocket"
 
-	"github.com/stocknode/stocknode/httpserver"
 	"github.com/stocknode/stocknode/app"
+	"github.com/stocknode/stocknode/httpserver"
 	"github.com/stocknode/stocknode/node/chain"
 	"github.com/stocknode/stocknode/node/rpc"
 	"github.com/stocknode/stocknode/node/sequencer"

@@ -343,8 +343,14 @@ func TestMetricsAndPprofOnAdminListener(t *testing.T) {
 	admin := p.await(adminRe, 30*time.Second)[1]
 	public := p.await(regexp.MustCompile(`msg="JSON-RPC listening" url=(http://[0-9.:]+)`), 10*time.Second)[1]
 	p.await(sealedRe, 10*time.Second)
+	resp, err := http.Post(public, "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber","params":[]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
 	body := httpGet(t, admin+"/metrics")
-	for _, want := range []string{"# TYPE chain_head_number gauge", "rpc_requests_total{method=\"eth_call\",outcome=\"ok\"}", "ws_connections"} {
+	for _, want := range []string{"# TYPE chain_head_number gauge", "rpc_requests_total{method=\"eth_blockNumber\",outcome=\"ok\"} 1", "ws_connections",
+		"# TYPE sequencer_seal_duration_seconds histogram", "go_goroutines", "process_cpu_seconds_total"} {
 		if !strings.Contains(body, want) {
 			t.Errorf("/metrics lacks %q", want)
 		}

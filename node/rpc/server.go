@@ -202,13 +202,14 @@ func New(cfg Config, b Backend, reg *metrics.Registry) *Server {
 	return s
 }
 
+// newMethod resolves the method's series once: JSON-RPC requests by method
+// and outcome, and their latency. Each appears on its first record.
 func newMethod(reg *metrics.Registry, name string, h handler) *method {
-	const help = "JSON-RPC requests by method and outcome."
 	return &method{
 		run:      h,
-		ok:       reg.Counter(`rpc_requests_total{method="`+name+`",outcome="ok"}`, help),
-		fail:     reg.Counter(`rpc_requests_total{method="`+name+`",outcome="error"}`, help),
-		duration: reg.Histogram(`rpc_request_duration_seconds{method="`+name+`"}`, "JSON-RPC request latency by method."),
+		ok:       reg.Counter(`rpc_requests_total{method="` + name + `",outcome="ok"}`),
+		fail:     reg.Counter(`rpc_requests_total{method="` + name + `",outcome="error"}`),
+		duration: reg.Histogram(`rpc_request_duration_seconds{method="` + name + `"}`),
 	}
 }
 

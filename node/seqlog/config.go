@@ -100,6 +100,13 @@ type Config struct {
 	// ListenTLS, when set, makes the embedded server's listener take TLS
 	// connections only.
 	ListenTLS *tls.Config
+
+	// ObserveAppend, when set, hears how long each successful Append took,
+	// from its call (waiting for an append in flight included) to
+	// JetStream's acknowledgement, retries included. It is a plain
+	// callback (the node passes a histogram's Observe) so that the log
+	// knows nothing of metrics.
+	ObserveAppend func(time.Duration)
 }
 
 func (c Config) embedded() bool { return len(c.URLs) == 0 }

@@ -267,6 +267,7 @@ func (l *Log) Append(ctx context.Context, e Entry) (uint64, error) {
 		return 0, err
 	}
 	subject := l.subject + e.Kind().String()
+	start := time.Now()
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	giveUp := time.Now().Add(l.cfg.OutageTimeout)
@@ -275,6 +276,9 @@ func (l *Log) Append(ctx context.Context, e Entry) (uint64, error) {
 		if err == nil || !transient(err) || ctx.Err() != nil || time.Now().After(giveUp) {
 			if err == nil && attempt > 1 {
 				l.log.Info("Sequencer log available again", "kind", e.Kind(), "seq", seq, "attempts", attempt)
+			}
+			if err == nil && l.cfg.ObserveAppend != nil {
+				l.cfg.ObserveAppend(time.Since(start))
 			}
 			return seq, err
 		}

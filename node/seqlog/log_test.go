@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -569,5 +570,21 @@ func TestFollowOutlivesItsConsumer(t *testing.T) {
 			next(5)
 			next(6)
 		})
+	}
+}
+
+// Each successful append is timed for Config.ObserveAppend.
+func TestObserveAppend(t *testing.T) {
+	var appends atomic.Int64
+	l := openTest(t, Config{InMemory: true, ObserveAppend: func(d time.Duration) {
+		if d > 0 {
+			appends.Add(1)
+		}
+	}})
+	for i := uint64(1); i <= 3; i++ {
+		mustAppend(t, l, tick(i))
+	}
+	if n := appends.Load(); n != 3 {
+		t.Fatalf("%d appends observed, want 3", n)
 	}
 }

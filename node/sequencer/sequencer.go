@@ -45,6 +45,15 @@ type Config struct {
 	// since the last (DefaultLogSummary by default; negative: never);
 	// each block is a DEBUG line.
 	LogSummary time.Duration
+	// ObserveSeal, when set, hears how long each seal took: the block's
+	// sealing, commit and logging, and the opening and first
+	// pre-confirmation of the next block (the "Sealed block" line's
+	// elapsed). ObservePreconf, when set, hears how long each
+	// pre-confirmation took to execute, log and publish. Both run on the
+	// sequencer's goroutine and must not block; they are plain callbacks
+	// (the node passes a histogram's Observe) so that the sequencer knows
+	// nothing of metrics.
+	ObserveSeal, ObservePreconf func(time.Duration)
 }
 
 // Validate reports a configuration that cannot run.
@@ -251,6 +260,9 @@ func (s *Sequencer) open(parent *types.Block, now time.Time) (*builder, error) {
 // publishes the pending snapshot; sealed is the block that just became b's
 // parent, if any.
 func (s *Sequencer) tick(b *builder, sealed *types.Block) error {
+	if s.cfg.ObservePreconf != nil {
+		defer observeSince(s.cfg.ObservePreconf, time.Now())
+	}
 	b.fill(s.pool.Executable(b.header.BaseFee))
 	block, reader := b.preconfirm()
 	if s.journal != nil {
@@ -300,8 +312,14 @@ func (s *Sequencer) sealAndReopen(b *builder, now time.Time) (*builder, error) {
 		return nil, err
 	}
 	sealed := s.now()
+	if s.cfg.ObserveSeal != nil {
+		s.cfg.ObserveSeal(sealed.Sub(start))
+	}
 	s.log.Debug("Sealed block", "number", block.NumberU64(), "hash", block.Hash(), "txs", len(block.Transactions()),
 		"gas", block.GasUsed(), "elapsed", common.PrettyDuration(sealed.Sub(start)))
 	s.summary.sealed(s.log, block, sealed)
 	return next, nil
 }
+
+// observeSince tells observe the time since start.
+func observeSince(observe func(time.Duration), start time.Time) { observe(time.Since(start)) }

@@ -308,3 +308,26 @@ func TestCommittedBlocksValidate(t *testing.T) {
 		t.Fatalf("%d receipts in the chain, want the 40 transfers'", txs)
 	}
 }
+
+// The sequencer tells its observers how long each seal and each
+// pre-confirmation took.
+func TestObserversHearSealsAndPreconfs(t *testing.T) {
+	var seals, preconfs atomic.Int64
+	e := newEnv(t)
+	e.start(Config{BlockTime: 50 * time.Millisecond, PreconfInterval: 10 * time.Millisecond,
+		ObserveSeal: func(d time.Duration) {
+			if d >= 0 {
+				seals.Add(1)
+			}
+		},
+		ObservePreconf: func(d time.Duration) {
+			if d >= 0 {
+				preconfs.Add(1)
+			}
+		}})
+	first := e.store.Load().Head.NumberU64()
+	e.waitFor("two seals", 3*time.Second, func(s *pending.Snapshot) bool { return s.Head.NumberU64() >= first+2 })
+	if s, p := seals.Load(), preconfs.Load(); s < 2 || p <= s {
+		t.Fatalf("%d seals and %d pre-confirmations observed; want at least 2 seals and more pre-confirmations", s, p)
+	}
+}
