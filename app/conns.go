@@ -36,7 +36,7 @@ func (n *Node) capConns() {
 	if n.cfg.HTTP.MaxConns == 0 {
 		n.cfg.HTTP.MaxConns = budget
 	} else if budget > 0 && n.cfg.HTTP.MaxConns > budget {
-		n.log.Warn("--http.maxconns exceeds what the file-descriptor limit leaves; past it, accepting backs off until connections close",
+		n.logger.Warn("--http.maxconns exceeds what the file-descriptor limit leaves; past it, accepting backs off until connections close",
 			"maxconns", n.cfg.HTTP.MaxConns, "fdLimit", n.cfg.FDLimit, "budget", budget)
 	}
 	if all := n.cfg.HTTP.MaxConns; all > 0 && n.cfg.WS.MaxConns > all {

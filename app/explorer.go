@@ -26,7 +26,7 @@ func (n *Node) startExplorer(listeners *sequencer.Listeners) error {
 	if !n.cfg.Dev {
 		cfg.Dir = filepath.Join(n.cfg.DataDir, "index")
 	}
-	ix, err := index.Open(cfg, n.chain, n.log)
+	ix, err := index.Open(cfg, n.chain, n.logger)
 	if err != nil {
 		return fmt.Errorf("address index: %w", err)
 	}
@@ -44,14 +44,14 @@ func (n *Node) startExplorer(listeners *sequencer.Listeners) error {
 		Tokens:  n.stocks,
 		History: web.IndexHistory(ix),
 		Faucet:  n.faucetInfo,
-	}, n.log)
+	}, n.logger)
 	if err != nil {
 		ix.Close()
 		return fmt.Errorf("explorer: %w", err)
 	}
 	apiCfg := n.cfg.ExplorerAPI
 	apiCfg.Peer = n.http.Peer
-	api, err := etherscan.New(apiCfg, ix, n.store, n.chain, stockTokens{n.stocks}, n.log)
+	api, err := etherscan.New(apiCfg, ix, n.store, n.chain, stockTokens{n.stocks}, n.logger)
 	if err != nil {
 		ix.Close()
 		return err // names its flag
@@ -65,7 +65,7 @@ func (n *Node) startExplorer(listeners *sequencer.Listeners) error {
 
 // faucetInfo is the faucet's state for the faucet page.
 func (n *Node) faucetInfo() (web.FaucetInfo, error) {
-	info, err := n.drips.Info()
+	info, err := n.faucet.Info()
 	return web.FaucetInfo{
 		Enabled:       info.Enabled,
 		Address:       info.Address,

@@ -21,19 +21,19 @@ func (n *Node) startFaucet(listeners *sequencer.Listeners) error {
 		RPC:        n.rpc,
 		Snapshots:  n.store,
 		ChainID:    n.chain.Config().ChainID,
-		Key:        n.faucet,
+		Key:        n.faucetKey,
 		StaleAfter: n.staleAfter(),
 	}
 	if n.relay != nil { // a replica: the sequencer's faucet drips
 		b.Remote = n.relay.Drip
 	}
-	f, err := faucet.New(cfg, b, n.log)
+	f, err := faucet.New(cfg, b, n.logger)
 	if err != nil {
 		return err // names its flag or the database
 	}
 	f.Mount(n.observedMux("faucet"))
 	*listeners = append(*listeners, f)
-	n.drips = f
+	n.faucet = f
 	return nil
 }
 
@@ -41,13 +41,13 @@ func (n *Node) startFaucet(listeners *sequencer.Listeners) error {
 func (n *Node) logFaucet(base string) {
 	cfg := n.cfg.Faucet
 	if !cfg.Enabled {
-		n.log.Info("Faucet off (--faucet=false)", "chainHealth", n.drips.HealthURL(base))
+		n.logger.Info("Faucet off (--faucet=false)", "chainHealth", n.faucet.HealthURL(base))
 		return
 	}
 	captcha := cfg.Captcha.Provider
 	if captcha == "" {
 		captcha = "none"
 	}
-	n.log.Info("Faucet listening", "url", n.drips.URL(base), "address", n.drips.Address().Hex(), "amount", faucet.FormatEther(cfg.Amount),
-		"cooldown", cfg.Cooldown, "captcha", captcha, "chainHealth", n.drips.HealthURL(base))
+	n.logger.Info("Faucet listening", "url", n.faucet.URL(base), "address", n.faucet.Address().Hex(), "amount", faucet.FormatEther(cfg.Amount),
+		"cooldown", cfg.Cooldown, "captcha", captcha, "chainHealth", n.faucet.HealthURL(base))
 }

@@ -62,17 +62,17 @@ func (a *logAuth) remove() {
 func (n *Node) logReplicaFlags(url string) {
 	a := n.logAuth
 	for _, f := range a.created {
-		n.log.Info("Created a NATS key for the sequencer's log", "file", f)
+		n.logger.Info("Created a NATS key for the sequencer's log", "file", f)
 	}
 	for _, r := range a.keys.Replicas {
 		seed := natsauth.SeedFile(a.dir, r.Name)
 		if _, err := os.Stat(seed); err != nil {
 			seed = "<" + r.Name + "'s seed file>"
 		}
-		n.log.Info("A read replica follows this sequencer with", "replica", r.Name,
+		n.logger.Info("A read replica follows this sequencer with", "replica", r.Name,
 			"flags", fmt.Sprintf("--follow --nats.url %s --nats.nkey %s", url, seed))
 	}
-	n.log.Info("Replicas must hold an admitted key (copy the seed file to the replica's machine); add one with `stocknode replica-key --datadir DIR NAME`",
+	n.logger.Info("Replicas must hold an admitted key (copy the seed file to the replica's machine); add one with `stocknode replica-key --datadir DIR NAME`",
 		"admitted", len(a.keys.Replicas), "keys", a.dir)
 }
 
@@ -106,15 +106,15 @@ func (n *Node) watchReplicaKeys(ctx context.Context) {
 func (n *Node) readmitReplicas() {
 	keys, _, err := natsauth.Load(n.logAuth.dir, false)
 	if err != nil {
-		n.log.Error("Replica keys not reloaded", "err", err)
+		n.logger.Error("Replica keys not reloaded", "err", err)
 		return
 	}
-	if err := n.seqlog.SetUsers(keys.Users(n.logAuth.scope)); err != nil {
-		n.log.Error("Replica keys not reloaded", "err", err)
+	if err := n.sequencerLog.SetUsers(keys.Users(n.logAuth.scope)); err != nil {
+		n.logger.Error("Replica keys not reloaded", "err", err)
 		return
 	}
 	n.logAuth.keys = keys
-	n.log.Info("Admitted the replicas listed now", "replicas", len(keys.Replicas))
+	n.logger.Info("Admitted the replicas listed now", "replicas", len(keys.Replicas))
 }
 
 // relayHandlers are what the sequencer does with its replicas' requests.
@@ -124,7 +124,7 @@ func (n *Node) relayHandlers() relay.Handlers {
 		Submit: n.relaySubmit,
 		Known:  func(_ string, hash common.Hash) bool { return n.knowsTx(hash) },
 	}
-	if n.drips != nil && n.cfg.Faucet.Enabled {
+	if n.faucet != nil && n.cfg.Faucet.Enabled {
 		h.Drip = n.relayedDrip
 	}
 	return h
@@ -157,7 +157,7 @@ func (n *Node) relayedDrip(ctx context.Context, from string, req drip.Request) d
 	if !n.trustsReplica(from) {
 		req.Replica = n.replicaName(from)
 	}
-	return n.drips.Drip(ctx, req)
+	return n.faucet.Drip(ctx, req)
 }
 
 // replicaName is the name the admitted list gives identity id, else id.

@@ -84,9 +84,9 @@ type Config struct {
 	// Network and Dir are the node's); the zero Config has it off,
 	// faucet.DefaultConfig() on.
 	Faucet faucet.Config
-	// Log configures the sequencer's log (its Dir and InMemory follow the
+	// SequencerLog configures the sequencer's log (its Dir and InMemory follow the
 	// datadir and Dev); blocks are produced only with it.
-	Log seqlog.Config
+	SequencerLog seqlog.Config
 	// Follow makes the node a read replica of the sequencer whose log
 	// Log.URLs reach (node/replica): it produces no blocks, replays the
 	// log, and relays transactions and drips to the sequencer, waiting
@@ -109,25 +109,25 @@ type Config struct {
 
 // Node is a running chain endpoint.
 type Node struct {
-	cfg     Config
-	log     *slog.Logger
-	chain   *chain.Chain
-	pool    *txpool.Pool
-	store   *pending.Store
-	seq     *sequencer.Sequencer
-	calls   *pool.Pool
-	txwait  *txwait.Registry // eth_sendRawTransactionSync's waiters
-	rpc     *rpc.Server
-	http    *httpserver.Server
-	hub     *ws.Hub // nil when the WebSocket endpoint is off
-	stocks  *stocks.Index
-	reg     *metrics.Registry
-	faucet  *ecdsa.PrivateKey
-	drips   *faucet.Faucet
-	index   *index.Index      // nil with the explorer off
-	seqlog  *seqlog.Log       // nil with block production off
-	logAuth *logAuth          // the sequencer's keys for its log; nil on a replica
-	accepts *seqlog.AcceptLog // records the pool's acceptances in seqlog
+	cfg          Config
+	logger       *slog.Logger
+	chain        *chain.Chain
+	pool         *txpool.Pool
+	store        *pending.Store
+	seq          *sequencer.Sequencer
+	calls        *pool.Pool
+	txwait       *txwait.Registry // eth_sendRawTransactionSync's waiters
+	rpc          *rpc.Server
+	http         *httpserver.Server
+	hub          *ws.Hub // nil when the WebSocket endpoint is off
+	stocks       *stocks.Index
+	reg          *metrics.Registry
+	faucetKey    *ecdsa.PrivateKey
+	faucet       *faucet.Faucet
+	index        *index.Index      // nil with the explorer off
+	sequencerLog *seqlog.Log       // nil with block production off
+	logAuth      *logAuth          // the sequencer's keys for its log; nil on a replica
+	acceptLog    *seqlog.AcceptLog // records the pool's acceptances in seqlog
 
 	// etherscan is the explorer's Etherscan API, whose bound closeServices
 	// stops; nil with the explorer off.
@@ -156,7 +156,7 @@ func New(cfg Config, log *slog.Logger) (*Node, error) {
 		return nil, err
 	}
 	chainCfg.GCMode, chainCfg.StateHistory = cfg.GCMode, cfg.StateHistory
-	n := &Node{cfg: cfg, log: log, store: new(pending.Store), faucet: faucet, faucetDerived: derived, reg: metrics.NewRegistry()}
+	n := &Node{cfg: cfg, logger: log, store: new(pending.Store), faucetKey: faucet, faucetDerived: derived, reg: metrics.NewRegistry()}
 	if !cfg.Dev {
 		if n.dataDir, err = lockDataDir(cfg.DataDir); err != nil {
 			return nil, err
@@ -216,7 +216,7 @@ func (n *Node) open(chainCfg chain.Config) error {
 // API.
 func (n *Node) start(seqCfg sequencer.Config) error {
 	var err error
-	if n.seq, err = sequencer.New(seqCfg, n.chain, n.pool, n.store, n.log); err != nil {
+	if n.seq, err = sequencer.New(seqCfg, n.chain, n.pool, n.store, n.logger); err != nil {
 		return err
 	}
 	if seqCfg.BlockTime > 0 {
@@ -239,11 +239,11 @@ func (n *Node) closeLog() {
 	if n.relayServer != nil {
 		n.relayServer.Close()
 	}
-	if n.accepts != nil {
-		n.accepts.Stop()
+	if n.acceptLog != nil {
+		n.acceptLog.Stop()
 	}
-	if n.seqlog != nil {
-		n.seqlog.Close()
+	if n.sequencerLog != nil {
+		n.sequencerLog.Close()
 	}
 	n.logAuth.remove()
 }
@@ -252,7 +252,7 @@ func (n *Node) closeLog() {
 // builds the RPC server; serving starts in Run.
 func (n *Node) startAPI() error {
 	n.capConns()
-	n.cfg.HTTP.Logger = n.log
+	n.cfg.HTTP.Logger = n.logger
 	n.calls = pool.New(n.cfg.Calls)
 	n.cfg.RPC.BlockTime = n.cfg.Sequencer.BlockTime // eth_simulateV1 spaces its blocks by it
 	// A sender is shown the chain before its block for the receipt hold:
@@ -275,7 +275,7 @@ func (n *Node) startAPI() error {
 	}
 	if !n.cfg.WSDisabled {
 		n.cfg.WS.Peer = n.http.Peer
-		n.hub = ws.New(n.cfg.WS, n.rpc, n.chain, n.log)
+		n.hub = ws.New(n.cfg.WS, n.rpc, n.chain, n.logger)
 		n.http.Handle("/ws", n.hub.Handler)
 		n.http.Handle("/preconf/ws", n.hub.PreconfHandler)
 		listeners = append(listeners, n.hub)
@@ -316,8 +316,8 @@ func (n *Node) startServices(listeners *sequencer.Listeners) error {
 func (n *Node) closeServices() error {
 	n.rpc.Close()
 	var errs []error
-	if n.drips != nil {
-		errs = append(errs, n.drips.Close())
+	if n.faucet != nil {
+		errs = append(errs, n.faucet.Close())
 	}
 	if n.etherscan != nil {
 		n.etherscan.Close()
@@ -372,10 +372,10 @@ func (n *Node) Pool() *txpool.Pool { return n.pool }
 func (n *Node) Snapshots() *pending.Store { return n.store }
 
 // FaucetAddress is the faucet account.
-func (n *Node) FaucetAddress() common.Address { return crypto.PubkeyToAddress(n.faucet.PublicKey) }
+func (n *Node) FaucetAddress() common.Address { return crypto.PubkeyToAddress(n.faucetKey.PublicKey) }
 
 // FaucetKey is the faucet's private key.
-func (n *Node) FaucetKey() *ecdsa.PrivateKey { return n.faucet }
+func (n *Node) FaucetKey() *ecdsa.PrivateKey { return n.faucetKey }
 
 // Run serves until ctx ends, then shuts down cleanly.
 func (n *Node) Run(ctx context.Context) error {
@@ -392,7 +392,7 @@ func (n *Node) Run(ctx context.Context) error {
 	} else {
 		indexDone <- nil
 	}
-	if n.logAuth != nil && n.cfg.Log.Listen != "" {
+	if n.logAuth != nil && n.cfg.SequencerLog.Listen != "" {
 		go n.watchReplicaKeys(ctx)
 	}
 	hubDone := make(chan struct{})
@@ -408,18 +408,18 @@ func (n *Node) Run(ctx context.Context) error {
 	if n.cfg.HTTP.TLSCert != "" {
 		scheme = "https"
 	}
-	n.log.Info("JSON-RPC listening", "url", scheme+"://"+n.HTTPAddr())
-	n.log.Info("Flashblocks RPC listening (pre-confirmed receipts, opt-in)", "url", scheme+"://"+n.HTTPAddr()+"/preconf")
+	n.logger.Info("JSON-RPC listening", "url", scheme+"://"+n.HTTPAddr())
+	n.logger.Info("Flashblocks RPC listening (pre-confirmed receipts, opt-in)", "url", scheme+"://"+n.HTTPAddr()+"/preconf")
 	if n.hub != nil {
 		wsScheme := "ws"
 		if scheme == "https" {
 			wsScheme = "wss"
 		}
-		n.log.Info("WebSocket listening", "url", wsScheme+"://"+n.HTTPAddr()+"/ws", "preconf", wsScheme+"://"+n.HTTPAddr()+"/preconf/ws")
+		n.logger.Info("WebSocket listening", "url", wsScheme+"://"+n.HTTPAddr()+"/ws", "preconf", wsScheme+"://"+n.HTTPAddr()+"/preconf/ws")
 	}
 	n.logFaucet(scheme + "://" + n.HTTPAddr())
 	if n.index != nil {
-		n.log.Info("Explorer listening", "url", scheme+"://"+n.HTTPAddr()+"/")
+		n.logger.Info("Explorer listening", "url", scheme+"://"+n.HTTPAddr()+"/")
 	}
 	var err error
 	if n.follower != nil {
@@ -438,7 +438,7 @@ func (n *Node) Run(ctx context.Context) error {
 	if cerr := n.Close(); cerr != nil {
 		return errors.Join(err, cerr)
 	}
-	n.log.Info("Stopped cleanly", "head", head.Number, "hash", head.Hash())
+	n.logger.Info("Stopped cleanly", "head", head.Number, "hash", head.Hash())
 	return err
 }
 
@@ -447,30 +447,30 @@ func (n *Node) logStart() {
 	attrs := n.chain.Describe()
 	switch {
 	case n.cfg.Dev:
-		n.log.Info("Started in-memory chain (--dev)", attrs...)
+		n.logger.Info("Started in-memory chain (--dev)", attrs...)
 	case n.dataDir != nil && n.dataDir.dirty:
 		// A recovery as designed: one line, no warning (go-ethereum's own
 		// about the rewind are debug lines, cmd/stocknode/gethlog.go).
 		r := n.chain.Recovery()
-		n.log.Info("Resumed after an unclean shutdown: every sealed block was committed and synced before it was announced, so the chain resumes from its persisted head",
+		n.logger.Info("Resumed after an unclean shutdown: every sealed block was committed and synced before it was announced, so the chain resumes from its persisted head",
 			append(attrs, "age", time.Since(time.Unix(int64(head.Time), 0)).Round(time.Second), "replayed", r.Replayed, "replayFrom", r.From, "replayTook", common.PrettyDuration(r.Took))...)
 	case head.Number.Sign() == 0:
-		n.log.Info("Started new chain", attrs...)
+		n.logger.Info("Started new chain", attrs...)
 	default:
-		n.log.Info("Resumed chain from disk", attrs...)
+		n.logger.Info("Resumed chain from disk", attrs...)
 		if r := n.chain.Recovery(); r.Replayed > 0 {
-			n.log.Info("Replayed the blocks above the persisted state (--gcmode full)", "blocks", r.Replayed, "from", r.From,
+			n.logger.Info("Replayed the blocks above the persisted state (--gcmode full)", "blocks", r.Replayed, "from", r.From,
 				"elapsed", common.PrettyDuration(r.Took))
 		}
 	}
-	n.log.Info("Connection limits", "maxconns", n.cfg.HTTP.MaxConns, "perIP", n.cfg.HTTP.MaxConnsPerIP, "ws", n.cfg.WS.MaxConns, "fdLimit", n.cfg.FDLimit)
+	n.logger.Info("Connection limits", "maxconns", n.cfg.HTTP.MaxConns, "perIP", n.cfg.HTTP.MaxConnsPerIP, "ws", n.cfg.WS.MaxConns, "fdLimit", n.cfg.FDLimit)
 	switch {
 	case n.follower != nil:
-		n.log.Info("Read replica (--follow): blocks and pre-confirmations come from the sequencer's log; transactions and drips are relayed to it")
+		n.logger.Info("Read replica (--follow): blocks and pre-confirmations come from the sequencer's log; transactions and drips are relayed to it")
 	case n.cfg.Sequencer.BlockTime == 0:
-		n.log.Info("Block production off (--block-time 0): serving the chain as it is")
+		n.logger.Info("Block production off (--block-time 0): serving the chain as it is")
 	default:
-		n.log.Info("Sequencing", "blockTime", n.cfg.Sequencer.BlockTime, "preconfInterval", n.cfg.Sequencer.PreconfInterval)
+		n.logger.Info("Sequencing", "blockTime", n.cfg.Sequencer.BlockTime, "preconfInterval", n.cfg.Sequencer.PreconfInterval)
 	}
 }
 

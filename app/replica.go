@@ -19,7 +19,7 @@ import (
 // blocks, forwards transactions to the sequencer (node/relay), publishes
 // its head and binds the API.
 func (n *Node) startReplica() error {
-	cfg := n.cfg.Log
+	cfg := n.cfg.SequencerLog
 	cfg.ChainID = n.chain.Config().ChainID.Uint64()
 	cfg.Reader = true
 	var (
@@ -29,16 +29,16 @@ func (n *Node) startReplica() error {
 	if cfg.Connect, key, err = n.cfg.NATS.Options(); err != nil {
 		return err
 	}
-	l, err := seqlog.Open(context.Background(), cfg, n.log)
+	l, err := seqlog.Open(context.Background(), cfg, n.logger)
 	if err != nil {
 		return fmt.Errorf("%w (flags: --follow, --nats.url, --nats.nkey, --nats.creds)", err)
 	}
-	n.seqlog = l
-	n.replay = sequencer.NewReplayer(n.chain, n.store, n.log)
-	n.follower = replica.New(l, n.replay, n.chain, n.log)
+	n.sequencerLog = l
+	n.replay = sequencer.NewReplayer(n.chain, n.store, n.logger)
+	n.follower = replica.New(l, n.replay, n.chain, n.logger)
 	n.relay = relay.NewClient(l.Conn(), cfg.ChainID, n.cfg.RelayTimeout, key)
 	n.pool.ForwardTo(relayForwarder{n.relay})
-	n.log.Info("Read replica of the sequencer's log on NATS JetStream", "stream", seqlog.StreamName(cfg.ChainID), "nats", l.URL(), "relayAs", n.relay.ID())
+	n.logger.Info("Read replica of the sequencer's log on NATS JetStream", "stream", seqlog.StreamName(cfg.ChainID), "nats", l.URL(), "relayAs", n.relay.ID())
 	if err := n.replay.PublishHead(); err != nil {
 		return err
 	}
@@ -48,10 +48,10 @@ func (n *Node) startReplica() error {
 // serveRelay answers replicas' relayed transactions and drips, on a
 // sequencer with its log.
 func (n *Node) serveRelay() error {
-	if n.seqlog == nil || n.follower != nil {
+	if n.sequencerLog == nil || n.follower != nil {
 		return nil
 	}
-	s, err := relay.Serve(n.seqlog.Conn(), n.chain.Config().ChainID.Uint64(), n.relayHandlers(), 0, n.log)
+	s, err := relay.Serve(n.sequencerLog.Conn(), n.chain.Config().ChainID.Uint64(), n.relayHandlers(), 0, n.logger)
 	if err != nil {
 		return err
 	}

@@ -22,7 +22,7 @@ func withRepairHint(err error) error {
 // under <datadir>/nats, in memory with --dev, or --nats.url), brings it
 // level with the database and gives it to the sequencer as its journal.
 func (n *Node) openLog(ctx context.Context) error {
-	cfg := n.cfg.Log
+	cfg := n.cfg.SequencerLog
 	cfg.ChainID = n.chain.Config().ChainID.Uint64()
 	n.observeLog(&cfg)
 	auth, err := n.loadLogAuth(cfg.ChainID, cfg.Listen != "")
@@ -40,11 +40,11 @@ func (n *Node) openLog(ctx context.Context) error {
 	} else if cfg.Connect, _, err = n.cfg.NATS.Options(); err != nil {
 		return err
 	}
-	l, err := seqlog.Open(ctx, cfg, n.log)
+	l, err := seqlog.Open(ctx, cfg, n.logger)
 	if err != nil {
 		return withRepairHint(fmt.Errorf("%w (flags: --nats.listen, --nats.url, --nats.nkey, --nats.creds, --nats.replicas)", err))
 	}
-	rec := recovery.Recovery{Log: l, Chain: n.chain, LogDir: filepath.Join(n.cfg.DataDir, "nats"), Logger: n.log}
+	rec := recovery.Recovery{Log: l, Chain: n.chain, LogDir: filepath.Join(n.cfg.DataDir, "nats"), Logger: n.logger}
 	if err := rec.LevelLog(ctx); err != nil {
 		l.Close()
 		return withRepairHint(err)
@@ -54,11 +54,11 @@ func (n *Node) openLog(ctx context.Context) error {
 		l.Close()
 		return withRepairHint(err)
 	}
-	n.seqlog = l
+	n.sequencerLog = l
 	n.seq.SetJournal(seqlog.NewJournal(l))
-	n.accepts = seqlog.StartAcceptLog(l)
-	n.pool.OnAccepted(n.accepts.Accept)
-	recovery.Repool(n.pool, accepted, n.log)
+	n.acceptLog = seqlog.StartAcceptLog(l)
+	n.pool.OnAccepted(n.acceptLog.Accept)
+	recovery.Repool(n.pool, accepted, n.logger)
 	attrs := []any{"stream", seqlog.StreamName(cfg.ChainID)}
 	switch {
 	case len(cfg.URLs) > 0:
@@ -71,7 +71,7 @@ func (n *Node) openLog(ctx context.Context) error {
 	if cfg.Listen != "" {
 		attrs = append(attrs, "url", l.URL())
 	}
-	n.log.Info("Sequencer log on NATS JetStream", attrs...)
+	n.logger.Info("Sequencer log on NATS JetStream", attrs...)
 	if cfg.Listen != "" {
 		n.logReplicaFlags(l.URL())
 	}

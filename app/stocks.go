@@ -29,7 +29,7 @@ func (n *Node) network() string {
 // startREST builds the token index and the REST API over it, and mounts
 // the API under /v1/; the index hears of sealed blocks through listeners.
 func (n *Node) startREST(listeners *sequencer.Listeners) error {
-	n.stocks = stocks.New(n.chain, n.store, contracts.FactoryAddress, n.log)
+	n.stocks = stocks.New(n.chain, n.store, contracts.FactoryAddress, n.logger)
 	*listeners = append(*listeners, n.stocks)
 	own := rest.Chain{
 		ChainID:            n.chain.Config().ChainID.Uint64(),
@@ -60,7 +60,7 @@ func (n *Node) warnIfNoProtocol() {
 		at   common.Address
 	}{{"PolicyRegistry", contracts.PolicyRegistryAddress}, {"TokenSupplyManager", contracts.TokenSupplyManagerAddress}, {"B20 factory", contracts.FactoryAddress}} {
 		if len(st.GetCode(addr.at)) == 0 {
-			n.log.Warn("The tokenized-stock protocol is not on this chain: the REST API lists its addresses, but they hold no code (the built-in preview genesis has it)", "missing", addr.name)
+			n.logger.Warn("The tokenized-stock protocol is not on this chain: the REST API lists its addresses, but they hold no code (the built-in preview genesis has it)", "missing", addr.name)
 			return
 		}
 	}
@@ -102,11 +102,11 @@ func (n *Node) issueExamples() error {
 		}
 	}
 	if err != nil {
-		n.log.Warn("The example stock tokens could not be issued", "err", err)
+		n.logger.Warn("The example stock tokens could not be issued", "err", err)
 		return nil
 	}
 	n.examplesIssued = true
-	n.log.Info("Issuing the example stock tokens in the first block (--preview.examples=false leaves them out)", "tokens", len(preview.Examples()), "transactions", len(txs))
+	n.logger.Info("Issuing the example stock tokens in the first block (--preview.examples=false leaves them out)", "tokens", len(preview.Examples()), "transactions", len(txs))
 	return nil
 }
 

@@ -15,9 +15,9 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/crypto"
 
+	"github.com/stocknode/stocknode/app"
 	"github.com/stocknode/stocknode/httpserver"
 	"github.com/stocknode/stocknode/metrics"
-	"github.com/stocknode/stocknode/app"
 	"github.com/stocknode/stocknode/node/chain"
 	"github.com/stocknode/stocknode/node/rpc"
 	"github.com/stocknode/stocknode/node/sequencer"

@@ -4,9 +4,9 @@ import (
 	"flag"
 	"strconv"
 
+	"github.com/stocknode/stocknode/app"
 	"github.com/stocknode/stocknode/explorer/etherscan"
 	"github.com/stocknode/stocknode/explorer/web"
-	"github.com/stocknode/stocknode/app"
 )
 
 // explorerFlags registers the block explorer's flags.

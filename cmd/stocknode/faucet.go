@@ -4,8 +4,8 @@ import (
 	"flag"
 	"fmt"
 
-	"github.com/stocknode/stocknode/faucet"
 	"github.com/stocknode/stocknode/app"
+	"github.com/stocknode/stocknode/faucet"
 	"github.com/stocknode/stocknode/peer"
 )
 

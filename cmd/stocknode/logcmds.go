@@ -115,7 +115,7 @@ func repairConfig(dataDir string, cfg *app.Config) (seqlog.Config, error) {
 	if err != nil {
 		return seqlog.Config{}, err
 	}
-	logCfg := seqlog.Config{ChainID: chainID, Signer: keys.Sequencer, URLs: cfg.Log.URLs}
+	logCfg := seqlog.Config{ChainID: chainID, Signer: keys.Sequencer, URLs: cfg.SequencerLog.URLs}
 	if len(logCfg.URLs) == 0 {
 		logCfg.Dir = filepath.Join(dataDir, "nats")
 		return logCfg, nil

@@ -17,8 +17,8 @@ import (
 func natsFlags(fs *flag.FlagSet, cfg *app.Config) *listenTLS {
 	tlsFiles := new(listenTLS)
 	natsClientFlags(fs, cfg)
-	fs.StringVar(&cfg.Log.Listen, "nats.listen", "", "expose the embedded NATS JetStream server holding the sequencer's log on this address (host:port) for replicas, who must hold a key it admits (<datadir>/nats-auth); default: no listener")
-	fs.IntVar(&cfg.Log.Replicas, "nats.replicas", 1, "replicas of the log's stream when it is created: 1, 3 or 5 (more than 1 needs --nats.url and a cluster that large)")
+	fs.StringVar(&cfg.SequencerLog.Listen, "nats.listen", "", "expose the embedded NATS JetStream server holding the sequencer's log on this address (host:port) for replicas, who must hold a key it admits (<datadir>/nats-auth); default: no listener")
+	fs.IntVar(&cfg.SequencerLog.Replicas, "nats.replicas", 1, "replicas of the log's stream when it is created: 1, 3 or 5 (more than 1 needs --nats.url and a cluster that large)")
 	fs.StringVar(&tlsFiles.cert, "nats.listen.tls.cert", "", "with --nats.listen: take TLS connections only, with this certificate (PEM; with --nats.listen.tls.key)")
 	fs.StringVar(&tlsFiles.key, "nats.listen.tls.key", "", "with --nats.listen: the listener's certificate key (PEM)")
 	fs.Func("faucet.trust-replicas", "replicas (names in the sequencer's <datadir>/nats-auth/replicas, or public keys) whose word on a relayed drip's client address the faucet's cooldowns take; any other replica's drips share one cooldown", func(s string) error {
@@ -33,11 +33,11 @@ func natsFlags(fs *flag.FlagSet, cfg *app.Config) *listenTLS {
 // natsClientFlags registers how the node reaches a NATS server it does not
 // run: --nats.url and its credentials and TLS.
 func natsClientFlags(fs *flag.FlagSet, cfg *app.Config) {
-	cfg.Log = seqlog.Config{Replicas: 1}
+	cfg.SequencerLog = seqlog.Config{Replicas: 1}
 	fs.Func("nats.url", "use the external NATS cluster at these URLs (comma-separated) for the sequencer's log instead of the embedded server", func(s string) error {
 		for _, u := range strings.Split(s, ",") {
 			if u = strings.TrimSpace(u); u != "" {
-				cfg.Log.URLs = append(cfg.Log.URLs, u)
+				cfg.SequencerLog.URLs = append(cfg.SequencerLog.URLs, u)
 			}
 		}
 		return nil
@@ -60,29 +60,29 @@ func (f *listenTLS) apply(cfg *app.Config) error {
 	if f.cert == "" || f.key == "" {
 		return errors.New("--nats.listen.tls.cert and --nats.listen.tls.key go together")
 	}
-	if cfg.Log.Listen == "" {
+	if cfg.SequencerLog.Listen == "" {
 		return errors.New("--nats.listen.tls.cert needs --nats.listen: without a listener there is nothing to secure")
 	}
 	cert, err := tls.LoadX509KeyPair(f.cert, f.key)
 	if err != nil {
 		return fmt.Errorf("--nats.listen.tls.cert/--nats.listen.tls.key: %w", err)
 	}
-	cfg.Log.ListenTLS = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+	cfg.SequencerLog.ListenTLS = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
 	return nil
 }
 
 // checkFollow rejects flags a read replica cannot honour, and the NATS
 // client's flags without a server to use them on.
 func checkFollow(cfg *app.Config) error {
-	if cfg.NATS != (natsauth.Client{}) && len(cfg.Log.URLs) == 0 {
+	if cfg.NATS != (natsauth.Client{}) && len(cfg.SequencerLog.URLs) == 0 {
 		return errors.New("--nats.nkey, --nats.creds and --nats.tls.* authenticate to --nats.url: give it (the embedded server authenticates its own connection)")
 	}
 	switch {
 	case !cfg.Follow:
 		return nil
-	case len(cfg.Log.URLs) == 0:
+	case len(cfg.SequencerLog.URLs) == 0:
 		return errors.New("--follow needs --nats.url: the NATS server or cluster holding the sequencer's log (the sequencer's --nats.listen address, or the cluster's URLs)")
-	case cfg.Log.Listen != "":
+	case cfg.SequencerLog.Listen != "":
 		return errors.New("--follow and --nats.listen do not go together: a replica reads the sequencer's log where --nats.url says and serves none")
 	case len(cfg.TrustedReplicas) > 0:
 		return errors.New("--faucet.trust-replicas is the sequencer's (with --nats.listen or --nats.url, without --follow): a replica relays drips, the sequencer decides whose word it takes")

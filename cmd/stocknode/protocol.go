@@ -8,8 +8,8 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/crypto"
 
-	"github.com/stocknode/stocknode/contracts"
 	"github.com/stocknode/stocknode/app"
+	"github.com/stocknode/stocknode/contracts"
 	"github.com/stocknode/stocknode/node/chain"
 	"github.com/stocknode/stocknode/rest"
 )
