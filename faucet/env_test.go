@@ -15,7 +15,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/stocknode/stocknode/internal/httpapi"
-	"github.com/stocknode/stocknode/internal/testchain"
+	"github.com/stocknode/stocknode/node/chaintest"
 	"github.com/stocknode/stocknode/node/chain"
 	"github.com/stocknode/stocknode/node/pending"
 	"github.com/stocknode/stocknode/node/rpc"
@@ -25,13 +25,13 @@ import (
 // env is a running in-memory preview chain whose genesis funds the faucet
 // key.
 type env struct {
-	*testchain.Env
+	*chaintest.Env
 	t   *testing.T
 	key *ecdsa.PrivateKey
 }
 
 // quiet drops the faucet's log: a test's output is its failures.
-var quiet = testchain.Quiet()
+var quiet = chaintest.Quiet()
 
 // newEnv opens the chain; the sequencer runs once the test calls Run.
 func newEnv(t *testing.T) *env {
@@ -40,7 +40,7 @@ func newEnv(t *testing.T) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &env{Env: testchain.New(t, testchain.Config{Faucet: crypto.PubkeyToAddress(key.PublicKey)}), t: t, key: key}
+	return &env{Env: chaintest.New(t, chaintest.Config{Faucet: crypto.PubkeyToAddress(key.PublicKey)}), t: t, key: key}
 }
 
 // backend is the faucet's view of the env, signing with key; its eth_calls

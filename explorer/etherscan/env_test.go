@@ -19,7 +19,7 @@ import (
 
 	"github.com/stocknode/stocknode/contracts"
 	"github.com/stocknode/stocknode/explorer/index"
-	"github.com/stocknode/stocknode/internal/testchain"
+	"github.com/stocknode/stocknode/node/chaintest"
 	"github.com/stocknode/stocknode/node/chain"
 	"github.com/stocknode/stocknode/node/pending"
 	"github.com/stocknode/stocknode/node/preview"
@@ -28,7 +28,7 @@ import (
 // env is a small real chain: a sequencer sealing every 20 ms, the address
 // index following it, and the API over both.
 type env struct {
-	*testchain.Env
+	*chaintest.Env
 	t     *testing.T
 	index *index.Index
 	api   *API
@@ -46,8 +46,8 @@ func (f fakeTokens) Token(addr common.Address) (string, string, uint8, bool) {
 // follows the sequencer (otherwise it does not run at all).
 func newEnv(t *testing.T, follow bool) *env {
 	t.Helper()
-	c := testchain.New(t, testchain.Config{BlockTime: 20 * time.Millisecond})
-	x, err := index.Open(index.Config{InMemory: true}, c.Chain, testchain.Quiet())
+	c := chaintest.New(t, chaintest.Config{BlockTime: 20 * time.Millisecond})
+	x, err := index.Open(index.Config{InMemory: true}, c.Chain, chaintest.Quiet())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +78,7 @@ func newEnv(t *testing.T, follow bool) *env {
 // newAPI is an API on e's index with cfg's bounds, stopped at the test's end.
 func (e *env) newAPI(cfg Config, tokens Tokens) *API {
 	e.t.Helper()
-	api, err := New(cfg, e.index, e.Store, e.Chain, tokens, testchain.Quiet())
+	api, err := New(cfg, e.index, e.Store, e.Chain, tokens, chaintest.Quiet())
 	if err != nil {
 		e.t.Fatal(err)
 	}

@@ -14,7 +14,7 @@ import (
 	"github.com/cockroachdb/pebble/vfs"
 	"github.com/ethereum/go-ethereum/common"
 
-	"github.com/stocknode/stocknode/internal/testchain"
+	"github.com/stocknode/stocknode/node/chaintest"
 	"github.com/stocknode/stocknode/node/chain"
 )
 
@@ -122,7 +122,7 @@ func TestCatchUpImportedChain(t *testing.T) {
 	if _, err := src.Export(file); err != nil {
 		t.Fatal(err)
 	}
-	c := testchain.OpenChain(t, testchain.Config{})
+	c := chaintest.OpenChain(t, chaintest.Config{})
 	if _, err := c.Import(context.Background(), file); err != nil {
 		t.Fatal(err)
 	}

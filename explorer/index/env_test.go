@@ -13,18 +13,18 @@ import (
 	"github.com/ethereum/go-ethereum/params"
 
 	"github.com/stocknode/stocknode/contracts"
-	"github.com/stocknode/stocknode/internal/testchain"
+	"github.com/stocknode/stocknode/node/chaintest"
 	"github.com/stocknode/stocknode/node/chain"
 	"github.com/stocknode/stocknode/node/preview"
 )
 
-func quietLog() *slog.Logger { return testchain.Quiet() }
+func quietLog() *slog.Logger { return chaintest.Quiet() }
 
 // newEnv is a preview chain whose sequencer, once started, seals a block
 // every 20 ms.
-func newEnv(t *testing.T) *testchain.Env {
+func newEnv(t *testing.T) *chaintest.Env {
 	t.Helper()
-	return testchain.New(t, testchain.Config{BlockTime: 20 * time.Millisecond})
+	return chaintest.New(t, chaintest.Config{BlockTime: 20 * time.Millisecond})
 }
 
 func addrOf(k *ecdsa.PrivateKey) common.Address { return crypto.PubkeyToAddress(k.PublicKey) }
@@ -71,7 +71,7 @@ var revertingInit = []byte{0x60, 0x00, 0x60, 0x00, 0xfd}
 // transfers (some failing), transfers logged by a contract that fakes them
 // (zero addresses, self-transfers, amounts of the wrong length) and calls
 // that run out of gas.
-func history(t *testing.T, e *testchain.Env, rng *rand.Rand, rounds int) {
+func history(t *testing.T, e *chaintest.Env, rng *rand.Rand, rounds int) {
 	t.Helper()
 	issuer := chain.ExampleIssuerKey()
 	var holders []common.Address
@@ -109,7 +109,7 @@ func history(t *testing.T, e *testchain.Env, rng *rand.Rand, rounds int) {
 
 type generator struct {
 	t      *testing.T
-	e      *testchain.Env
+	e      *chaintest.Env
 	rng    *rand.Rand
 	tokens []common.Address
 	others []common.Address

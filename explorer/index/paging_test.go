@@ -12,7 +12,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 
-	"github.com/stocknode/stocknode/internal/testchain"
+	"github.com/stocknode/stocknode/node/chaintest"
 )
 
 // pagingFixture is a small synthetic history. Address a (key 0) has the
@@ -349,7 +349,7 @@ func matches(err, want error) bool {
 }
 
 func TestConfig(t *testing.T) {
-	c := testchain.OpenChain(t, testchain.Config{})
+	c := chaintest.OpenChain(t, chaintest.Config{})
 	for _, tt := range []struct {
 		name string
 		cfg  Config

@@ -18,7 +18,7 @@ import (
 
 	"github.com/stocknode/stocknode/contracts"
 	"github.com/stocknode/stocknode/explorer/index"
-	"github.com/stocknode/stocknode/internal/testchain"
+	"github.com/stocknode/stocknode/node/chaintest"
 	"github.com/stocknode/stocknode/node/chain"
 	"github.com/stocknode/stocknode/node/pending"
 	"github.com/stocknode/stocknode/node/preview"
@@ -30,7 +30,7 @@ import (
 // a fake address index and an explorer, all behind a router like the
 // node's.
 type env struct {
-	*testchain.Env
+	*chaintest.Env
 	t       testing.TB
 	stocks  *stocks.Index
 	history *fakeHistory
@@ -42,8 +42,8 @@ type env struct {
 // preconf; extra listeners hear the sequencer after the explorer.
 func newEnv(t testing.TB, cfg Config, blockTime, preconf time.Duration, extra ...sequencer.Listener) *env {
 	t.Helper()
-	c := testchain.New(t, testchain.Config{BlockTime: blockTime, PreconfInterval: preconf})
-	log := testchain.Quiet()
+	c := chaintest.New(t, chaintest.Config{BlockTime: blockTime, PreconfInterval: preconf})
+	log := chaintest.Quiet()
 	e := &env{Env: c, t: t, stocks: stocks.New(c.Chain, c.Store, contracts.FactoryAddress, log), history: &fakeHistory{chain: c.Chain}}
 	var err error
 	e.ex, err = New(cfg, Deps{Store: c.Store, Chain: c.Chain, Pool: c.Pool, Tokens: e.stocks, History: e.history, Faucet: fakeFaucet}, log)

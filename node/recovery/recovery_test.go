@@ -8,7 +8,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 
-	"github.com/stocknode/stocknode/internal/testchain"
+	"github.com/stocknode/stocknode/node/chaintest"
 	"github.com/stocknode/stocknode/node/pending"
 	"github.com/stocknode/stocknode/node/seqlog"
 )
@@ -18,7 +18,7 @@ import (
 // log ahead of the database or of another chain stops the node with what
 // to do.
 func TestLevelLog(t *testing.T) {
-	e := testchain.New(t, testchain.Config{BlockTime: 20 * time.Millisecond})
+	e := chaintest.New(t, chaintest.Config{BlockTime: 20 * time.Millisecond})
 	e.Run()
 	e.WaitFor("block 6", func(s *pending.Snapshot) bool { return s.Head.NumberU64() >= 6 })
 	e.Stop()
@@ -35,7 +35,7 @@ func TestLevelLog(t *testing.T) {
 		return s
 	}
 	open := func(entries ...seqlog.Entry) *seqlog.Log {
-		l, err := seqlog.Open(ctx, seqlog.Config{ChainID: e.ChainID.Uint64(), InMemory: true}, testchain.Quiet())
+		l, err := seqlog.Open(ctx, seqlog.Config{ChainID: e.ChainID.Uint64(), InMemory: true}, chaintest.Quiet())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -48,7 +48,7 @@ func TestLevelLog(t *testing.T) {
 		return l
 	}
 	level := func(l *seqlog.Log) error {
-		return Recovery{Log: l, Chain: e.Chain, LogDir: "/data/nats", Logger: testchain.Quiet()}.LevelLog(ctx)
+		return Recovery{Log: l, Chain: e.Chain, LogDir: "/data/nats", Logger: chaintest.Quiet()}.LevelLog(ctx)
 	}
 
 	if err := level(open()); err != nil {

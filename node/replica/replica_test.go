@@ -12,7 +12,7 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/params"
 
-	"github.com/stocknode/stocknode/internal/testchain"
+	"github.com/stocknode/stocknode/node/chaintest"
 	"github.com/stocknode/stocknode/node/chain"
 	"github.com/stocknode/stocknode/node/pending"
 	"github.com/stocknode/stocknode/node/seqlog"
@@ -22,18 +22,18 @@ import (
 
 // openChain opens an in-memory preview chain: every chain of a test has
 // the same genesis.
-func openChain(t *testing.T) *chain.Chain { return testchain.OpenChain(t, testchain.Config{}) }
+func openChain(t *testing.T) *chain.Chain { return chaintest.OpenChain(t, chaintest.Config{}) }
 
 // follower runs a Follower of l on c until the test ends; Run must then
 // return nil.
 func follow(t *testing.T, l *seqlog.Log, c *chain.Chain) (*Follower, *pending.Store) {
 	t.Helper()
 	store := new(pending.Store)
-	replay := sequencer.NewReplayer(c, store, testchain.Quiet())
+	replay := sequencer.NewReplayer(c, store, chaintest.Quiet())
 	if err := replay.PublishHead(); err != nil {
 		t.Fatal(err)
 	}
-	f := New(l, replay, c, testchain.Quiet())
+	f := New(l, replay, c, chaintest.Quiet())
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- f.Run(ctx) }()
@@ -81,7 +81,7 @@ func TestFollowerReplaysSequencer(t *testing.T) {
 	t.Cleanup(func() { pool.Close() })
 	seqStore := new(pending.Store)
 	seq, err := sequencer.New(sequencer.Config{BlockTime: 40 * time.Millisecond, PreconfInterval: 8 * time.Millisecond, GasCeil: chain.PreviewGasLimit},
-		seqChain, pool, seqStore, testchain.Quiet())
+		seqChain, pool, seqStore, chaintest.Quiet())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,7 +171,7 @@ func TestFollowerReplaysSequencer(t *testing.T) {
 func TestFollowerStopsOnGap(t *testing.T) {
 	l := openLog(t, concat(block(5, 1), []seqlog.Entry{sealed(5)})...)
 	c := openChain(t)
-	f := New(l, sequencer.NewReplayer(c, new(pending.Store), testchain.Quiet()), c, testchain.Quiet())
+	f := New(l, sequencer.NewReplayer(c, new(pending.Store), chaintest.Quiet()), c, chaintest.Quiet())
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if err := f.Run(ctx); !errors.Is(err, ErrGap) {
@@ -185,13 +185,13 @@ func TestFollowerStoppedWhileStarting(t *testing.T) {
 	l := openLog(t)
 	c := openChain(t)
 	store := new(pending.Store)
-	replay := sequencer.NewReplayer(c, store, testchain.Quiet())
+	replay := sequencer.NewReplayer(c, store, chaintest.Quiet())
 	if err := replay.PublishHead(); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if err := New(l, replay, c, testchain.Quiet()).Run(ctx); err != nil {
+	if err := New(l, replay, c, chaintest.Quiet()).Run(ctx); err != nil {
 		t.Fatalf("Run after its context ended = %v, want nil", err)
 	}
 }

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/stocknode/stocknode/internal/testchain"
+	"github.com/stocknode/stocknode/node/chaintest"
 	"github.com/stocknode/stocknode/node/chain"
 	"github.com/stocknode/stocknode/node/seqlog"
 )
@@ -15,7 +15,7 @@ import (
 // end of the test.
 func openLog(t *testing.T, entries ...seqlog.Entry) *seqlog.Log {
 	t.Helper()
-	l, err := seqlog.Open(context.Background(), seqlog.Config{ChainID: chain.PreviewChainID, InMemory: true}, testchain.Quiet())
+	l, err := seqlog.Open(context.Background(), seqlog.Config{ChainID: chain.PreviewChainID, InMemory: true}, chaintest.Quiet())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,7 +12,7 @@ import (
 	"github.com/ethereum/go-ethereum/params"
 
 	"github.com/stocknode/stocknode/contracts"
-	"github.com/stocknode/stocknode/internal/testchain"
+	"github.com/stocknode/stocknode/node/chaintest"
 	"github.com/stocknode/stocknode/node/chain"
 	"github.com/stocknode/stocknode/node/preview"
 )
@@ -21,8 +21,8 @@ import (
 // tokens, then pauses and mints one: the index lists the tokens as they
 // stand and re-reads only the token that changed.
 func TestIndexFollowsTheChain(t *testing.T) {
-	e := testchain.New(t, testchain.Config{})
-	index := New(e.Chain, e.Store, contracts.FactoryAddress, testchain.Quiet())
+	e := chaintest.New(t, chaintest.Config{})
+	index := New(e.Chain, e.Store, contracts.FactoryAddress, chaintest.Quiet())
 
 	issuer := chain.ExampleIssuerKey()
 	holder := common.Address{0x01}

@@ -1,4 +1,4 @@
-package testchain
+package chaintest
 
 import (
 	"math/big"

@@ -1,10 +1,10 @@
-// Package testchain runs a preview chain in memory for other packages'
+// Package chaintest runs a preview chain in memory for other packages'
 // tests: a chain, its pool, the pending store and a sequencer sealing
 // blocks, with the development keys to send from.
 //
 // Only tests import it: its functions fail the test rather than return
 // errors.
-package testchain
+package chaintest
 
 import (
 	"context"
