@@ -135,7 +135,7 @@ func (r attackResult) verdict() string {
 	}
 }
 
-func (r abuseReport) exitCode() int {
+func (r abuseReport) ExitCode() int {
 	if r.Failed > 0 || r.Skipped > 0 {
 		return 3
 	}

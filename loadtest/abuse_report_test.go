@@ -93,7 +93,7 @@ func TestAbuseTable(t *testing.T) {
 			t.Errorf("report lacks %q:\n%s", w, s)
 		}
 	}
-	if rep.exitCode() == 0 || (abuseReport{Passed: 3}).exitCode() != 0 {
+	if rep.ExitCode() == 0 || (abuseReport{Passed: 3}).ExitCode() != 0 {
 		t.Fatal("the exit code must say whether every attack passed")
 	}
 }

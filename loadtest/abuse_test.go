@@ -214,7 +214,7 @@ func TestAbuseNodeDown(t *testing.T) {
 	cfg := testAbuseConfig(t, url)
 	cfg.Attacks = "cl-te,blake2f"
 	rep := runAbuseTest(t, cfg)
-	if rep.Skipped != 2 || !strings.HasPrefix(rep.Attacks[1].Skipped, "node down") || rep.exitCode() == 0 {
+	if rep.Skipped != 2 || !strings.HasPrefix(rep.Attacks[1].Skipped, "node down") || rep.ExitCode() == 0 {
 		t.Fatalf("report:\n%s", rep)
 	}
 }

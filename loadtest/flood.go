@@ -150,18 +150,6 @@ type senderStats struct {
 	latency                *hist
 }
 
-// normalizeReject keeps an error message's kind, without its numbers and addresses.
-func normalizeReject(msg string) string {
-	if i := strings.IndexByte(msg, ':'); i > 0 {
-		msg = msg[:i]
-	}
-	msg = strings.TrimSpace(msg)
-	if len(msg) > 80 {
-		msg = msg[:80]
-	}
-	return msg
-}
-
 func runFlood(ctx context.Context, cfg floodConfig) (floodReport, error) {
 	report := floodReport{URL: cfg.URL, Accounts: cfg.Accounts, Senders: cfg.Senders, Rate: cfg.Rate, PollInterval: cfg.Poll.String()}
 	if err := checkLoopback(cfg.URL); err != nil {
@@ -322,11 +310,6 @@ func runFlood(ctx context.Context, cfg floodConfig) (floodReport, error) {
 		return report, fmt.Errorf("block poller: %w", poller.err)
 	}
 	return report, nil
-}
-
-func signTransfer(signer types.Signer, chainID *big.Int, key *ecdsa.PrivateKey, nonce uint64, to common.Address, value, feeCap, tip *big.Int) (*types.Transaction, error) {
-	return types.SignNewTx(key, signer, &types.DynamicFeeTx{ChainID: chainID, Nonce: nonce,
-		GasTipCap: tip, GasFeeCap: feeCap, Gas: params.TxGas, To: &to, Value: value})
 }
 
 // fundAccounts sends fund ether from the first development accounts to every

@@ -6,8 +6,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"net"
-	"net/url"
 	"os"
 	"strconv"
 	"strings"
@@ -128,26 +126,6 @@ func parseConns(s string) ([]int, error) {
 	return out, nil
 }
 
-// hostAndPath splits an http URL into fasthttp's dial address and the request URI.
-func hostAndPath(raw string) (addr, uri, host string, err error) {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return "", "", "", err
-	}
-	if u.Scheme != "http" {
-		return "", "", "", fmt.Errorf("%s: only http:// targets", raw)
-	}
-	port := u.Port()
-	if port == "" {
-		port = "80"
-	}
-	uri = u.RequestURI()
-	if uri == "" {
-		uri = "/"
-	}
-	return net.JoinHostPort(u.Hostname(), port), uri, u.Host, nil
-}
-
 func runHTTP(ctx context.Context, cfg httpConfig) (httpReport, error) {
 	var report httpReport
 	if err := checkLoopback(cfg.URL); err != nil {
@@ -205,11 +183,6 @@ func (w *workerStats) sample(s string) {
 		w.samples = append(w.samples, s)
 	}
 }
-
-var (
-	errorMember  = []byte(`"error"`)
-	resultMember = []byte(`"result"`)
-)
 
 func runHTTPOnce(ctx context.Context, cfg httpConfig, conns int) (httpRun, error) {
 	addr, uri, host, err := hostAndPath(cfg.URL)
@@ -345,38 +318,6 @@ func runHTTPOnce(ctx context.Context, cfg httpConfig, conns int) (httpRun, error
 	run.Latency = total.summary()
 	run.Mean = total.mean()
 	return run, nil
-}
-
-// pacer spaces one worker's requests so that all workers together offer a
-// fixed rate, the workers' schedules staggered evenly. It compares servers'
-// latency at the same load: unpaced, a faster server is offered more, and on
-// a machine it shares with the generator that load itself lengthens the tail.
-type pacer struct {
-	interval time.Duration
-	next     time.Time
-}
-
-func newPacer(rate float64, workers, w int, start time.Time) *pacer {
-	if rate <= 0 {
-		return &pacer{}
-	}
-	interval := time.Duration(float64(workers) / rate * float64(time.Second))
-	return &pacer{interval: interval, next: start.Add(interval * time.Duration(w) / time.Duration(workers))}
-}
-
-// wait sleeps until the worker's next send time; a worker behind its
-// schedule sends at once.
-func (p *pacer) wait() {
-	if p.interval == 0 {
-		return
-	}
-	if d := time.Until(p.next); d > 0 {
-		time.Sleep(d)
-	}
-	p.next = p.next.Add(p.interval)
-	if now := time.Now(); p.next.Before(now) {
-		p.next = now // do not burst to catch up
-	}
 }
 
 // readHashes reads the -hashes file of the traceTransaction workload.

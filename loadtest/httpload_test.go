@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"context"
 	"net"
-	"strings"
+
 	"sync/atomic"
 	"testing"
 	"time"
@@ -81,64 +81,5 @@ func TestHTTPRefusesRemoteTargets(t *testing.T) {
 	_, err := runHTTP(context.Background(), httpConfig{URL: "http://10.1.2.3:8545", Method: kindGetBalance, Tag: "latest", Conns: "1"})
 	if err == nil {
 		t.Fatal("a non-loopback target was accepted")
-	}
-}
-
-// A negative offered rate is refused before any load is sent.
-func TestNegativeRateRefused(t *testing.T) {
-	_, err := runHTTP(context.Background(), httpConfig{URL: "http://127.0.0.1:1", Method: kindGetBalance, Tag: "latest",
-		Token: "0x2000000000000000000000000000000000000020", Conns: "1", Rate: -1})
-	if err == nil || !strings.Contains(err.Error(), "-rate") {
-		t.Fatalf("http -rate -1: %v", err)
-	}
-	_, err = runFlood(context.Background(), floodConfig{URL: "http://127.0.0.1:1", Accounts: 1, Senders: 1, Rate: -1})
-	if err == nil || !strings.Contains(err.Error(), "-rate") {
-		t.Fatalf("flood -rate -1: %v", err)
-	}
-}
-
-func TestNormalizeReject(t *testing.T) {
-	for in, want := range map[string]string{
-		"nonce too low: next nonce 5, tx nonce 3": "nonce too low",
-		"txpool is full": "txpool is full",
-		"insufficient funds for gas * price + value: balance 0, tx 1": "insufficient funds for gas * price + value",
-	} {
-		if got := normalizeReject(in); got != want {
-			t.Errorf("normalizeReject(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
-// Paced workers offer the rate asked for, their schedules staggered.
-func TestPacer(t *testing.T) {
-	start := time.Now()
-	tests := []struct {
-		rate         float64
-		workers, w   int
-		wantInterval time.Duration
-		wantFirst    time.Duration
-	}{
-		{rate: 0, workers: 4, w: 1},
-		{rate: 1000, workers: 4, w: 0, wantInterval: 4 * time.Millisecond},
-		{rate: 1000, workers: 4, w: 3, wantInterval: 4 * time.Millisecond, wantFirst: 3 * time.Millisecond},
-		{rate: 64_000, workers: 64, w: 32, wantInterval: time.Millisecond, wantFirst: 500 * time.Microsecond},
-	}
-	for _, tt := range tests {
-		p := newPacer(tt.rate, tt.workers, tt.w, start)
-		if p.interval != tt.wantInterval {
-			t.Errorf("rate %v, %d workers: interval %v, want %v", tt.rate, tt.workers, p.interval, tt.wantInterval)
-		}
-		if tt.rate > 0 && p.next.Sub(start) != tt.wantFirst {
-			t.Errorf("rate %v, worker %d of %d: first send at +%v, want +%v", tt.rate, tt.w, tt.workers, p.next.Sub(start), tt.wantFirst)
-		}
-	}
-	// Paced: 20 sends at 2 ms spacing take about 40 ms, never a burst.
-	p := newPacer(500, 1, 0, time.Now())
-	began := time.Now()
-	for range 20 {
-		p.wait()
-	}
-	if took := time.Since(began); took < 36*time.Millisecond {
-		t.Fatalf("20 paced sends at 500/s took %v, want about 38 ms", took)
 	}
 }

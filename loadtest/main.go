@@ -16,11 +16,8 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
-	"net"
-	"net/url"
 	"os"
 	"os/signal"
 	"runtime/debug"
@@ -96,28 +93,12 @@ func main() {
 		fmt.Println(report)
 	}
 	// A report can say the run failed (abuse: an attack's verdict).
-	if r, ok := report.(interface{ exitCode() int }); ok {
-		os.Exit(r.exitCode())
+	if r, ok := report.(interface{ ExitCode() int }); ok {
+		os.Exit(r.ExitCode())
 	}
 }
 
 func usage() {
 	fmt.Fprintln(os.Stderr, "usage: loadtest ws-fanout|ws-logs|http|flood|txsync|replag|logread|genesis|abuse [flags] (-h for flags)")
 	os.Exit(2)
-}
-
-// checkLoopback refuses any target that is not on this machine.
-func checkLoopback(raw string) error {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return fmt.Errorf("target %q: %w", raw, err)
-	}
-	host := u.Hostname()
-	if host == "localhost" {
-		return nil
-	}
-	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
-		return nil
-	}
-	return errors.New("target " + raw + " is not a loopback address: load tests only run against this machine")
 }

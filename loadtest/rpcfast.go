@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/big"
+	"strings"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common/hexutil"
@@ -174,3 +175,20 @@ func (c *fastRPC) chainSigner() (*big.Int, types.Signer, error) {
 	}
 	return chainID.ToInt(), types.LatestSignerForChainID(chainID.ToInt()), nil
 }
+
+// normalizeReject keeps an error message's kind, without its numbers and addresses.
+func normalizeReject(msg string) string {
+	if i := strings.IndexByte(msg, ':'); i > 0 {
+		msg = msg[:i]
+	}
+	msg = strings.TrimSpace(msg)
+	if len(msg) > 80 {
+		msg = msg[:80]
+	}
+	return msg
+}
+
+var (
+	errorMember  = []byte(`"error"`)
+	resultMember = []byte(`"result"`)
+)

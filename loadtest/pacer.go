@@ -1,0 +1,37 @@
+package main
+
+import (
+	"time"
+)
+
+// pacer spaces one worker's requests so that all workers together offer a
+// fixed rate, the workers' schedules staggered evenly. It compares servers'
+// latency at the same load: unpaced, a faster server is offered more, and on
+// a machine it shares with the generator that load itself lengthens the tail.
+type pacer struct {
+	interval time.Duration
+	next     time.Time
+}
+
+func newPacer(rate float64, workers, w int, start time.Time) *pacer {
+	if rate <= 0 {
+		return &pacer{}
+	}
+	interval := time.Duration(float64(workers) / rate * float64(time.Second))
+	return &pacer{interval: interval, next: start.Add(interval * time.Duration(w) / time.Duration(workers))}
+}
+
+// wait sleeps until the worker's next send time; a worker behind its
+// schedule sends at once.
+func (p *pacer) wait() {
+	if p.interval == 0 {
+		return
+	}
+	if d := time.Until(p.next); d > 0 {
+		time.Sleep(d)
+	}
+	p.next = p.next.Add(p.interval)
+	if now := time.Now(); p.next.Before(now) {
+		p.next = now // do not burst to catch up
+	}
+}
