@@ -5,6 +5,7 @@ import (
 	"context"
 	"net"
 
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -81,5 +82,14 @@ func TestHTTPRefusesRemoteTargets(t *testing.T) {
 	_, err := runHTTP(context.Background(), httpConfig{URL: "http://10.1.2.3:8545", Method: kindGetBalance, Tag: "latest", Conns: "1"})
 	if err == nil {
 		t.Fatal("a non-loopback target was accepted")
+	}
+}
+
+// A negative offered rate is refused before any load is sent.
+func TestNegativeRateRefused(t *testing.T) {
+	_, err := runHTTP(context.Background(), httpConfig{URL: "http://127.0.0.1:1", Method: kindGetBalance, Tag: "latest",
+		Token: "0x2000000000000000000000000000000000000020", Conns: "1", Rate: -1})
+	if err == nil || !strings.Contains(err.Error(), "-rate") {
+		t.Fatalf("http -rate -1: %v", err)
 	}
 }
