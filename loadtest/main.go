@@ -22,6 +22,13 @@ import (
 	"os/signal"
 	"runtime/debug"
 	"syscall"
+
+	"github.com/stocknode/stocknode/loadtest/abuse"
+	"github.com/stocknode/stocknode/loadtest/flood"
+	"github.com/stocknode/stocknode/loadtest/httpload"
+	"github.com/stocknode/stocknode/loadtest/replag"
+	"github.com/stocknode/stocknode/loadtest/txsync"
+	"github.com/stocknode/stocknode/loadtest/wsload"
 )
 
 func main() {
@@ -41,29 +48,29 @@ func main() {
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	switch os.Args[1] {
 	case "ws-fanout":
-		cfg := fanoutFlags(fs)
+		cfg := wsload.FanoutFlags(fs)
 		fs.Parse(os.Args[2:])
-		report, err = runFanout(ctx, *cfg)
+		report, err = wsload.RunFanout(ctx, *cfg)
 	case "ws-logs":
-		cfg := logsFlags(fs)
+		cfg := wsload.LogsFlags(fs)
 		fs.Parse(os.Args[2:])
-		report, err = runLogs(ctx, *cfg)
+		report, err = wsload.RunLogs(ctx, *cfg)
 	case "http":
-		cfg := httpFlags(fs)
+		cfg := httpload.Flags(fs)
 		fs.Parse(os.Args[2:])
-		report, err = runHTTP(ctx, *cfg)
+		report, err = httpload.Run(ctx, *cfg)
 	case "flood":
-		cfg := floodFlags(fs)
+		cfg := flood.Flags(fs)
 		fs.Parse(os.Args[2:])
-		report, err = runFlood(ctx, *cfg)
+		report, err = flood.Run(ctx, *cfg)
 	case "txsync":
-		cfg := txsyncFlags(fs)
+		cfg := txsync.Flags(fs)
 		fs.Parse(os.Args[2:])
-		report, err = runTxsync(ctx, *cfg)
+		report, err = txsync.Run(ctx, *cfg)
 	case "replag":
-		cfg := replagFlags(fs)
+		cfg := replag.Flags(fs)
 		fs.Parse(os.Args[2:])
-		report, err = runReplag(ctx, *cfg)
+		report, err = replag.Run(ctx, *cfg)
 	case "logread":
 		cfg := logreadFlags(fs)
 		fs.Parse(os.Args[2:])
@@ -73,11 +80,11 @@ func main() {
 		fs.Parse(os.Args[2:])
 		report, err = runGenesis(*cfg)
 	case "abuse":
-		cfg := abuseFlags(fs)
+		cfg := abuse.Flags(fs)
 		fs.Parse(os.Args[2:])
-		report, err = runAbuse(ctx, *cfg, os.Stderr)
-	case abuseHoldMode: // idle-conns' child processes
-		os.Exit(runAbuseHold(ctx, os.Args[2:], os.Stdin, os.Stdout))
+		report, err = abuse.Run(ctx, *cfg, os.Stderr)
+	case abuse.HoldMode: // idle-conns' child processes
+		os.Exit(abuse.RunHold(ctx, os.Args[2:], os.Stdin, os.Stdout))
 	default:
 		usage()
 	}
