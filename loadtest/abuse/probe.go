@@ -1,7 +1,6 @@
 package abuse
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -11,12 +10,14 @@ import (
 	"math"
 	"net"
 	"net/http"
-	"strconv"
+
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
 
 	"github.com/stocknode/stocknode/internal/latency"
 	"github.com/stocknode/stocknode/internal/procstat"
@@ -376,42 +377,30 @@ func readGauges(ctx context.Context, client *http.Client, url string, names ...s
 	return parseGauges(resp.Body, names...)
 }
 
+// parseGauges parses Prometheus text (expfmt) and returns the named
+// samples' values: the first sample of each name, labels ignored.
 func parseGauges(r io.Reader, names ...string) (map[string]float64, error) {
-	want := map[string]bool{}
-	for _, n := range names {
-		want[n] = true
-	}
-	out := map[string]float64{}
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for sc.Scan() {
-		line := sc.Text()
-		if line == "" || line[0] == '#' {
-			continue
-		}
-		name, rest, ok := strings.Cut(line, " ")
-		if i := strings.IndexByte(name, '{'); i >= 0 {
-			name = name[:i]
-			_, rest, ok = strings.Cut(line, "} ")
-		}
-		if !ok || !want[name] {
-			continue
-		}
-		if _, seen := out[name]; seen {
-			continue
-		}
-		v, err := strconv.ParseFloat(strings.Fields(rest)[0], 64)
-		if err != nil {
-			return nil, fmt.Errorf("metrics: %s: %w", name, err)
-		}
-		out[name] = v
-	}
-	if err := sc.Err(); err != nil {
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	families, err := parser.TextToMetricFamilies(r)
+	if err != nil {
 		return nil, fmt.Errorf("metrics: %w", err)
 	}
+	out := map[string]float64{}
 	for _, n := range names {
-		if _, ok := out[n]; !ok {
+		f, ok := families[n]
+		if !ok || len(f.GetMetric()) == 0 {
 			return out, fmt.Errorf("metrics: no %s", n)
+		}
+		m := f.GetMetric()[0]
+		switch {
+		case m.Gauge != nil:
+			out[n] = m.GetGauge().GetValue()
+		case m.Counter != nil:
+			out[n] = m.GetCounter().GetValue()
+		case m.Untyped != nil:
+			out[n] = m.GetUntyped().GetValue()
+		default:
+			return out, fmt.Errorf("metrics: %s is not a gauge, counter or untyped sample", n)
 		}
 	}
 	return out, nil
