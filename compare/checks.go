@@ -1,51 +1,38 @@
 package main
 
 import (
-	"bytes"
-
-	"encoding/json"
-
+	"errors"
 	"fmt"
-	"io"
 	"math/big"
-
-	"net/http"
-
 	"strings"
-
-	"time"
+	"sync"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 
+	"github.com/stocknode/stocknode/loadtest/rpcclient"
 	"github.com/stocknode/stocknode/loadtest/workload"
 )
 
+// clients are the JSON-RPC clients of the running servers, by URL.
+var clients sync.Map
+
+// rpcCall runs one JSON-RPC method at url (loadtest's client, one
+// keep-alive connection a server); a JSON-RPC error is named by its method.
 func rpcCall(url string, result any, method string, params ...any) error {
-	if params == nil {
-		params = []any{}
+	c, ok := clients.Load(url)
+	if !ok {
+		client, err := rpcclient.New(url, 1)
+		if err != nil {
+			return err
+		}
+		c, _ = clients.LoadOrStore(url, client)
 	}
-	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
-	client := http.Client{Timeout: 10 * time.Second}
-	resp, err := client.Post(url, "application/json", bytes.NewReader(body))
-	if err != nil {
-		return err
+	err := c.(*rpcclient.Client).Call(result, method, params...)
+	if rpcErr := (*rpcclient.Error)(nil); errors.As(err, &rpcErr) {
+		return fmt.Errorf("%s: %w", method, err)
 	}
-	defer resp.Body.Close()
-	data, _ := io.ReadAll(resp.Body)
-	var env struct {
-		Result json.RawMessage `json:"result"`
-		Error  *struct {
-			Message string `json:"message"`
-		} `json:"error"`
-	}
-	if err := json.Unmarshal(data, &env); err != nil {
-		return fmt.Errorf("%s: HTTP %d: %.200s", method, resp.StatusCode, data)
-	}
-	if env.Error != nil {
-		return fmt.Errorf("%s: %s", method, env.Error.Message)
-	}
-	return json.Unmarshal(env.Result, result)
+	return err
 }
 
 // checkState verifies, at latest and at pending, what the genesis says: the

@@ -11,14 +11,10 @@ package main
 
 import (
 	"context"
-
 	"flag"
 	"fmt"
-
 	"os"
-
 	"os/signal"
-
 	"syscall"
 	"time"
 

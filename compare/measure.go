@@ -5,19 +5,16 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-
 	"fmt"
-
 	"net"
-
 	"os"
 	"os/exec"
-
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
+	"github.com/stocknode/stocknode/internal/procstat"
 	"github.com/stocknode/stocknode/loadtest/workload"
 )
 
@@ -27,13 +24,13 @@ func runLoadtest(ctx context.Context, cfg config, serverPID int, args ...string)
 	cmd := exec.CommandContext(ctx, cfg.loadtest, append(args, "-json")...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	cpu0 := procCPU(serverPID)
+	cpu0 := procstat.CPUSeconds(serverPID)
 	t0 := time.Now()
 	err := cmd.Run()
 	wall := time.Since(t0).Seconds()
 	var use cpuUse
 	if serverPID > 0 {
-		use.Server = (procCPU(serverPID) - cpu0) / wall
+		use.Server = (procstat.CPUSeconds(serverPID) - cpu0) / wall
 	}
 	if cmd.ProcessState != nil {
 		use.LoadTest = (cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()).Seconds() / wall

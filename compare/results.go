@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-
 	"time"
 
 	"github.com/stocknode/stocknode/loadtest/workload"

@@ -3,17 +3,15 @@ package main
 import (
 	"context"
 	"encoding/json"
-
 	"fmt"
-
 	"os"
-
 	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
-
 	"time"
+
+	"github.com/stocknode/stocknode/internal/procstat"
 )
 
 func run(ctx context.Context, cfg config) error {
@@ -38,7 +36,7 @@ func run(ctx context.Context, cfg config) error {
 		}
 	}
 	res := &results{Started: time.Now(), Connections: cfg.conns, Duration: cfg.duration.String(),
-		BlockTime: cfg.blockTime.String(), CPUs: runtime.NumCPU(), LoadAvg: [2]string{loadAvg(), ""}}
+		BlockTime: cfg.blockTime.String(), CPUs: runtime.NumCPU(), LoadAvg: [2]string{procstat.LoadAvg(), ""}}
 	if cfg.ceiling {
 		r, err := measureCeiling(ctx, cfg)
 		if err != nil {
@@ -62,7 +60,7 @@ func run(ctx context.Context, cfg config) error {
 		}
 	}
 	res.Seconds = time.Since(res.Started).Seconds()
-	res.LoadAvg[1] = loadAvg()
+	res.LoadAvg[1] = procstat.LoadAvg()
 	data, _ := json.MarshalIndent(res, "", "  ")
 	if err := os.WriteFile(cfg.out, data, 0o644); err != nil {
 		return err
@@ -87,7 +85,7 @@ func run(ctx context.Context, cfg config) error {
 // paced flood, and adds what it measured to sr.
 func measureServer(ctx context.Context, cfg config, sr *serverResult, genesis string, round int, lastRound bool) {
 	name := sr.Name
-	sr.LoadAvg = append(sr.LoadAvg, loadAvg())
+	sr.LoadAvg = append(sr.LoadAvg, procstat.LoadAvg())
 	srv, err := startServer(ctx, cfg, name, genesis)
 	if err != nil {
 		sr.Error = err.Error()
@@ -96,7 +94,7 @@ func measureServer(ctx context.Context, cfg config, sr *serverResult, genesis st
 	}
 	defer srv.stop()
 	sr.Version, sr.Command = srv.version, srv.cmd.Args
-	logf("%s (%s) round %d serving on %s, pid %d; load average %s", name, srv.version, round, srv.url, srv.cmd.Process.Pid, loadAvg())
+	logf("%s (%s) round %d serving on %s, pid %d; load average %s", name, srv.version, round, srv.url, srv.cmd.Process.Pid, procstat.LoadAvg())
 	check := func(phase string) bool {
 		err := checkState(srv.url)
 		if err != nil {

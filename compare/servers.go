@@ -2,16 +2,11 @@ package main
 
 import (
 	"context"
-
 	"fmt"
-
 	"net"
-
 	"os"
 	"os/exec"
-
 	"path/filepath"
-
 	"strconv"
 	"strings"
 	"syscall"
@@ -136,6 +131,8 @@ func startServer(ctx context.Context, cfg config, name, genesis string) (*server
 // stop interrupts the server and waits for it; after 15 s it is killed.
 func (s *server) stop() {
 	defer s.logFile.Close()
+	// A later server may get the same port: it gets a client of its own.
+	defer clients.Delete(s.url)
 	select {
 	case <-s.done:
 		return

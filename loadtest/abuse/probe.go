@@ -10,7 +10,6 @@ import (
 	"math"
 	"net"
 	"net/http"
-
 	"strings"
 	"sync"
 	"time"

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"net"
-
 	"strings"
 	"sync/atomic"
 	"testing"
