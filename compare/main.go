@@ -6,7 +6,11 @@
 // measurement as JSON. compare/run.sh (make compare) builds the binaries and
 // installs the anchors; run it through that.
 //
-//	compare -stocknode BIN -geth BIN -anvil BIN -loadtest BIN -work DIR [-out FILE]
+//	compare -stocknode BIN -geth BIN -anvil BIN -loadtest BIN -work DIR [-out FILE] [-baseline BIN]
+//
+// With -baseline, a second stocknode build (another revision: the before of
+// a before/after comparison) is measured as the server stocknode-base,
+// exactly as stocknode is and interleaved with it in every round.
 package main
 
 import (
@@ -15,6 +19,8 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"slices"
+	"strings"
 	"syscall"
 	"time"
 
@@ -24,6 +30,7 @@ import (
 
 type config struct {
 	stocknode, geth, anvil, loadtest string
+	baseline                         string // stocknode-base's binary
 	work, out                        string
 	servers                          string
 	duration, warmup, floodDuration  time.Duration
@@ -73,6 +80,7 @@ func main() {
 	serveConstant := flag.String("serve-constant", "", "internal: serve a constant JSON-RPC answer with fasthttp on this address (the ceiling of the setup)")
 	writeGenesisTo := flag.String("write-genesis", "", "write the comparison genesis to this file and exit")
 	flag.StringVar(&cfg.stocknode, "stocknode", "bin/stocknode", "stocknode binary")
+	flag.StringVar(&cfg.baseline, "baseline", "", "a baseline stocknode binary (e.g. built from the revision before a change), measured as the server "+baseName+" exactly as stocknode is, right after it in every round")
 	flag.StringVar(&cfg.geth, "geth", "", "geth v1.16.7 binary")
 	flag.StringVar(&cfg.anvil, "anvil", "", "anvil 1.7.1 binary")
 	flag.StringVar(&cfg.loadtest, "loadtest", "bin/loadtest", "loadtest binary")
@@ -107,6 +115,7 @@ func main() {
 		return
 	}
 	cfg.flood = cfg.floodDuration > 0
+	cfg.servers = withBaseline(cfg.servers, cfg.baseline)
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	if err := run(ctx, cfg); err != nil {
@@ -117,4 +126,19 @@ func main() {
 
 func logf(format string, args ...any) {
 	fmt.Fprintf(os.Stderr, "== "+format+"\n", args...)
+}
+
+// baseName is the server name of the -baseline build.
+const baseName = "stocknode-base"
+
+// withBaseline adds stocknode-base to the server list right after
+// stocknode (first if stocknode is not measured) when a baseline binary is
+// given and the list does not name it already.
+func withBaseline(servers, baseline string) string {
+	names := strings.Split(servers, ",")
+	if baseline == "" || slices.Contains(names, baseName) {
+		return servers
+	}
+	at := slices.Index(names, "stocknode") + 1
+	return strings.Join(slices.Insert(names, at, baseName), ",")
 }

@@ -55,9 +55,11 @@ func startServer(ctx context.Context, cfg config, name, genesis string) (*server
 	var args []string
 	var bin string
 	switch name {
-	case "stocknode":
-		bin = cfg.stocknode
-		srv.version = "this tree"
+	case "stocknode", baseName:
+		bin, srv.version = cfg.stocknode, "this tree"
+		if name == baseName {
+			bin, srv.version = cfg.baseline, "baseline "+cfg.baseline
+		}
 		args = []string{"--dev", "--genesis", genesis, "--block-time", cfg.blockTime.String(),
 			"--http.port", strconv.Itoa(port), "--verbosity", "2"}
 	case "geth":
@@ -88,7 +90,7 @@ func startServer(ctx context.Context, cfg config, name, genesis string) (*server
 		// --silent: anvil otherwise prints every request's method name, which costs it throughput.
 		args = []string{"--init", genesis, "--block-time", secs, "--host", "127.0.0.1", "--port", strconv.Itoa(port), "--silent"}
 	default:
-		return nil, fmt.Errorf("unknown server %q (stocknode, geth or anvil)", name)
+		return nil, fmt.Errorf("unknown server %q (stocknode, "+baseName+", geth or anvil)", name)
 	}
 	if bin == "" {
 		return nil, fmt.Errorf("no %s binary given", name)
