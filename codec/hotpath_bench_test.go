@@ -1,7 +1,8 @@
-// Package bench holds the benchmarks of the node's hot paths:
+package codec_test
+
+// The hot-path benchmarks of the codec (formerly in bench/):
 //
-//	go test -run '^$' -bench . -benchmem ./bench/
-package bench
+//	go test -run '^$' -bench . -benchmem ./codec/
 
 import (
 	"testing"

@@ -1,6 +1,13 @@
-package bench
+package rpc_test
+
+// The node's hot-path benchmarks (formerly in bench/): whole requests
+// through the RPC server on an in-memory chain, the head snapshot's reads
+// and the newHeads encoding.
+//
+//	go test -run '^$' -bench . -benchmem ./node/rpc/
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -11,7 +18,6 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
-	json "github.com/goccy/go-json"
 
 	"github.com/stocknode/stocknode/node/chain"
 	"github.com/stocknode/stocknode/node/pending"
