@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/stocknode/stocknode/internal/procstat"
+	"github.com/stocknode/stocknode/loadtest/httpload"
 	"github.com/stocknode/stocknode/loadtest/workload"
 )
 
@@ -41,16 +42,6 @@ func runLoadtest(ctx context.Context, cfg config, serverPID int, args ...string)
 	return stdout.Bytes(), use, nil
 }
 
-// loadtestRun mirrors the fields of loadtest's http report that compare reads.
-type loadtestRun struct {
-	ReqPerSec       float64            `json:"requestsPerSecond"`
-	HTTPErrors      uint64             `json:"httpErrors"`
-	TransportErrors uint64             `json:"transportErrors"`
-	RPCErrors       uint64             `json:"rpcErrors"`
-	ErrorSamples    []string           `json:"errorSamples"`
-	Latency         workload.Durations `json:"latency"`
-}
-
 func measureRead(ctx context.Context, cfg config, url string, pid int, method, tag string, extra ...string) (*readResult, error) {
 	args := append([]string{"http", "-url", url, "-method", method, "-tag", tag,
 		"-c", strconv.Itoa(cfg.conns), "-duration", cfg.duration.String(), "-warmup", cfg.warmup.String(),
@@ -65,7 +56,7 @@ func measureRead(ctx context.Context, cfg config, url string, pid int, method, t
 	if err := json.Unmarshal(out, &rep); err != nil || len(rep.Runs) != 1 {
 		return nil, fmt.Errorf("loadtest http: unexpected output %.300s", out)
 	}
-	var run loadtestRun
+	var run httpload.RunReport // the report of loadtest http's one run
 	if err := json.Unmarshal(rep.Runs[0], &run); err != nil {
 		return nil, fmt.Errorf("loadtest http: %w", err)
 	}

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/stocknode/stocknode/internal/latency"
 )
 
 func kilo(v float64) string {
@@ -20,19 +22,12 @@ func kilo(v float64) string {
 	}
 }
 
+// ms prints a latency for the tables ("-" for none).
 func ms(d time.Duration) string {
-	switch {
-	case d == 0:
+	if d == 0 {
 		return "-"
-	case d < time.Millisecond:
-		return fmt.Sprintf("%.0fµs", float64(d)/float64(time.Microsecond))
-	case d < 10*time.Millisecond:
-		return fmt.Sprintf("%.2fms", float64(d)/float64(time.Millisecond))
-	case d < time.Second:
-		return fmt.Sprintf("%.0fms", float64(d)/float64(time.Millisecond))
-	default:
-		return fmt.Sprintf("%.2fs", d.Seconds())
 	}
+	return latency.Format(d)
 }
 
 func (r *results) server(name string) *serverResult {

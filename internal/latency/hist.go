@@ -1,5 +1,6 @@
-// Package latency is the load tools' latency histogram: fixed log-linear
-// buckets, lock-free per worker, merged once.
+// Package latency is the load tools' latency histogram (fixed log-linear
+// buckets, lock-free per worker, merged once) and how their tables print a
+// latency.
 package latency
 
 import (

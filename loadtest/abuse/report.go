@@ -6,6 +6,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/stocknode/stocknode/internal/latency"
 	"github.com/stocknode/stocknode/loadtest/workload"
 )
 
@@ -238,18 +239,10 @@ func (r attackResult) row() []string {
 
 // fmtDur prints a latency with three significant digits or so.
 func fmtDur(d time.Duration) string {
-	switch {
-	case d <= 0:
+	if d <= 0 {
 		return "0"
-	case d < time.Millisecond:
-		return fmt.Sprintf("%dµs", d.Microseconds())
-	case d < 10*time.Millisecond:
-		return fmt.Sprintf("%.2fms", float64(d)/float64(time.Millisecond))
-	case d < time.Second:
-		return fmt.Sprintf("%.0fms", float64(d)/float64(time.Millisecond))
-	default:
-		return fmt.Sprintf("%.2fs", d.Seconds())
 	}
+	return latency.Format(d)
 }
 
 // mibNum is bytes in MiB, or "-" for none (a process that is gone).

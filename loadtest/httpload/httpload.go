@@ -60,8 +60,8 @@ func Flags(fs *flag.FlagSet) *Config {
 	return c
 }
 
-// httpRun is one measurement at one connection count.
-type httpRun struct {
+// RunReport is one measurement at one connection count.
+type RunReport struct {
 	URL             string             `json:"url"`
 	Method          string             `json:"method"`
 	Tag             string             `json:"tag"`
@@ -82,7 +82,7 @@ type httpRun struct {
 }
 
 type Report struct {
-	Runs []httpRun `json:"runs"`
+	Runs []RunReport `json:"runs"`
 }
 
 func (r Report) String() string {
@@ -96,7 +96,7 @@ func (r Report) String() string {
 	return b.String()
 }
 
-func (r httpRun) String() string {
+func (r RunReport) String() string {
 	var b strings.Builder
 	pipe := ""
 	if r.Pipeline > 1 {
@@ -191,10 +191,10 @@ func (w *workerStats) sample(s string) {
 	}
 }
 
-func runHTTPOnce(ctx context.Context, cfg Config, conns int) (httpRun, error) {
+func runHTTPOnce(ctx context.Context, cfg Config, conns int) (RunReport, error) {
 	addr, uri, host, err := target.HostAndPath(cfg.URL)
 	if err != nil {
-		return httpRun{}, err
+		return RunReport{}, err
 	}
 	pipeline := max(1, cfg.Pipeline)
 	var client doer
@@ -218,11 +218,11 @@ func runHTTPOnce(ctx context.Context, cfg Config, conns int) (httpRun, error) {
 			base += "/"
 		}
 		if paths, err = restPaths(client, host, base, 10*time.Second); err != nil {
-			return httpRun{}, err
+			return RunReport{}, err
 		}
 	case kindPages:
 		if paths, err = pagePaths(cfg.Paths); err != nil {
-			return httpRun{}, err
+			return RunReport{}, err
 		}
 	}
 	workers := conns * pipeline
@@ -294,7 +294,7 @@ func runHTTPOnce(ctx context.Context, cfg Config, conns int) (httpRun, error) {
 		}()
 	}
 	wg.Wait()
-	run := httpRun{URL: cfg.URL, Method: cfg.Method, Tag: cfg.Tag, Conns: conns, Pipeline: pipeline, Rate: cfg.Rate, PerKind: map[string]uint64{}}
+	run := RunReport{URL: cfg.URL, Method: cfg.Method, Tag: cfg.Tag, Conns: conns, Pipeline: pipeline, Rate: cfg.Rate, PerKind: map[string]uint64{}}
 	total := latency.New()
 	last := measureFrom
 	seen := map[string]bool{}
