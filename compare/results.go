@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"time"
 
-	"github.com/stocknode/stocknode/loadtest/workload"
+	"github.com/stocknode/stocknode/internal/latency"
 )
 
 type cpuUse struct {
@@ -28,18 +28,18 @@ type readResult struct {
 }
 
 type floodResult struct {
-	Round          int                `json:"round,omitempty"`
-	AcceptedPerSec float64            `json:"acceptedPerSecond"`
-	IncludedPerSec float64            `json:"includedPerSecond"`
-	Rejected       int                `json:"rejected"`
-	RejectedBy     map[string]int     `json:"rejectedBy"`
-	NotIncluded    int                `json:"notIncluded"`
-	TimeToPending  workload.Durations `json:"timeToPending"`
-	TimeToLatest   workload.Durations `json:"timeToLatest"`
-	TimeToReceipt  workload.Durations `json:"timeToReceipt"`
-	CPU            cpuUse             `json:"cpu"`
-	Report         json.RawMessage    `json:"report,omitempty"`
-	Skipped        string             `json:"skipped,omitempty"`
+	Round          int               `json:"round,omitempty"`
+	AcceptedPerSec float64           `json:"acceptedPerSecond"`
+	IncludedPerSec float64           `json:"includedPerSecond"`
+	Rejected       int               `json:"rejected"`
+	RejectedBy     map[string]int    `json:"rejectedBy"`
+	NotIncluded    int               `json:"notIncluded"`
+	TimeToPending  latency.Durations `json:"timeToPending"`
+	TimeToLatest   latency.Durations `json:"timeToLatest"`
+	TimeToReceipt  latency.Durations `json:"timeToReceipt"`
+	CPU            cpuUse            `json:"cpu"`
+	Report         json.RawMessage   `json:"report,omitempty"`
+	Skipped        string            `json:"skipped,omitempty"`
 }
 
 type serverResult struct {

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stocknode/stocknode/loadtest/workload"
+	"github.com/stocknode/stocknode/internal/latency"
 )
 
 // The paced table shows each server's achieved rate and latency at the one
@@ -74,8 +74,8 @@ func TestPrintFlood(t *testing.T) {
 	}
 }
 
-func workloadP99(p99 time.Duration) workload.Durations {
-	return workload.Durations{Count: 1, P50: p99 / 2, P99: p99}
+func workloadP99(p99 time.Duration) latency.Durations {
+	return latency.Durations{Count: 1, P50: p99 / 2, P99: p99}
 }
 
 // -baseline puts stocknode-base right after stocknode, once.

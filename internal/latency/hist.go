@@ -7,8 +7,6 @@ import (
 	"math"
 	"math/bits"
 	"time"
-
-	"github.com/stocknode/stocknode/loadtest/workload"
 )
 
 // Hist is a fixed-bucket log-linear latency histogram (HDR-like): values below
@@ -111,10 +109,10 @@ func (h *Hist) Mean() time.Duration {
 }
 
 // Summary is the histogram in the shape of the other modes' reports.
-func (h *Hist) Summary() workload.Durations {
+func (h *Hist) Summary() Durations {
 	if h.N == 0 {
-		return workload.Durations{}
+		return Durations{}
 	}
-	return workload.Durations{Count: int(h.N), P50: h.quantile(0.50), P90: h.quantile(0.90), P99: h.quantile(0.99),
+	return Durations{Count: int(h.N), P50: h.quantile(0.50), P90: h.quantile(0.90), P99: h.quantile(0.99),
 		P999: h.quantile(0.999), Max: time.Duration(h.max)}
 }

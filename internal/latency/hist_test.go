@@ -6,8 +6,6 @@ import (
 	"slices"
 	"testing"
 	"time"
-
-	"github.com/stocknode/stocknode/loadtest/workload"
 )
 
 func TestHistIndexBounds(t *testing.T) {
@@ -68,7 +66,7 @@ func TestHistQuantilesMatchExact(t *testing.T) {
 
 func TestHistSmallAndEmpty(t *testing.T) {
 	h := New()
-	if h.Summary() != (workload.Durations{}) || h.quantile(0.5) != 0 {
+	if h.Summary() != (Durations{}) || h.quantile(0.5) != 0 {
 		t.Fatal("empty histogram must summarise to zero")
 	}
 	for _, v := range []time.Duration{10, 20, 30, 40, 100} {

@@ -17,8 +17,8 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/stocknode/stocknode/internal/latency"
 	"github.com/stocknode/stocknode/loadtest/target"
-	"github.com/stocknode/stocknode/loadtest/workload"
 )
 
 // The connection attacks: sockets that cost the attacker nothing and the
@@ -267,7 +267,7 @@ func (b *battery) slowloris(ctx context.Context) outcome {
 	}
 	line := fmt.Sprintf("%d shed within %s of the hold (%d within a second of connecting)", len(shed), fmtDur(time.Since(held)), atOnce)
 	if len(shed) > 0 {
-		lat := workload.Summarize(shed)
+		lat := latency.Summarize(shed)
 		line += fmt.Sprintf("; time to shed p50 %s, max %s", fmtDur(lat.P50), fmtDur(lat.Max))
 	}
 	out.detailf("%s", line)

@@ -17,8 +17,8 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 
+	"github.com/stocknode/stocknode/internal/latency"
 	"github.com/stocknode/stocknode/loadtest/rpcclient"
-	"github.com/stocknode/stocknode/loadtest/workload"
 )
 
 // The memory attacks: requests whose answers (or whose state on the node)
@@ -153,7 +153,7 @@ func describeStreams(rs []streamed, what string) string {
 			maxCount = max(maxCount, r.count)
 		}
 	}
-	lat := workload.Summarize(took)
+	lat := latency.Summarize(took)
 	line := fmt.Sprintf("%d requests: %d answered in full (largest %s", len(rs), ok, byteSize(maxSize))
 	if what != "" {
 		line += fmt.Sprintf(", %d %s", maxCount, what)

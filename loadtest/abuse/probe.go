@@ -39,7 +39,7 @@ type measurement struct {
 
 // measured is what the probes saw.
 type measured struct {
-	canary       workload.Durations
+	canary       latency.Durations
 	canaryFailed int
 	canaryErrors []string
 	blocksPerSec *float64

@@ -7,7 +7,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/stocknode/stocknode/internal/latency"
-	"github.com/stocknode/stocknode/loadtest/workload"
 )
 
 // abuseTargets are what a node must hold to while it is attacked.
@@ -51,15 +50,15 @@ type attackResult struct {
 	Error   string  `json:"error,omitempty"`
 	Seconds float64 `json:"seconds"`
 
-	Canary        workload.Durations `json:"canary"`
-	CanaryFailed  int                `json:"canaryFailed"`
-	CanaryErrors  []string           `json:"canaryErrors,omitempty"`
-	BlocksPerSec  *float64           `json:"blocksPerSecond"` // null: not measured
-	RSSBefore     int64              `json:"rssBefore,omitempty"`
-	RSSPeak       int64              `json:"rssPeak,omitempty"`
-	RSSAfter      int64              `json:"rssAfter,omitempty"`
-	AnswersAfter  bool               `json:"answersAfter"`
-	AfterProblems []string           `json:"afterProblems,omitempty"`
+	Canary        latency.Durations `json:"canary"`
+	CanaryFailed  int               `json:"canaryFailed"`
+	CanaryErrors  []string          `json:"canaryErrors,omitempty"`
+	BlocksPerSec  *float64          `json:"blocksPerSecond"` // null: not measured
+	RSSBefore     int64             `json:"rssBefore,omitempty"`
+	RSSPeak       int64             `json:"rssPeak,omitempty"`
+	RSSAfter      int64             `json:"rssAfter,omitempty"`
+	AnswersAfter  bool              `json:"answersAfter"`
+	AfterProblems []string          `json:"afterProblems,omitempty"`
 
 	// Details is what the attack saw; Unexpected is where the node did
 	// not behave as it must.

@@ -11,7 +11,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 
-	"github.com/stocknode/stocknode/loadtest/workload"
+	"github.com/stocknode/stocknode/internal/latency"
 )
 
 var testTargets = abuseTargets{CanaryP99: 100 * time.Millisecond, MinBlocksPerSec: 4.5, RSSTolerance: 128 << 20, RSSPeakGrowth: 1 << 30}
@@ -19,7 +19,7 @@ var testTargets = abuseTargets{CanaryP99: 100 * time.Millisecond, MinBlocksPerSe
 func rate(r float64) *float64 { return &r }
 
 func TestJudge(t *testing.T) {
-	good := attackResult{Name: "blake2f", Canary: workload.Durations{Count: 100, P50: time.Millisecond, P99: 20 * time.Millisecond},
+	good := attackResult{Name: "blake2f", Canary: latency.Durations{Count: 100, P50: time.Millisecond, P99: 20 * time.Millisecond},
 		BlocksPerSec: rate(5), RSSBefore: 100 << 20, RSSPeak: 300 << 20, RSSAfter: 150 << 20, AnswersAfter: true}
 	tests := []struct {
 		name   string
@@ -28,9 +28,9 @@ func TestJudge(t *testing.T) {
 	}{
 		{"within the targets", func(r *attackResult) {}, nil},
 		{"slow canary", func(r *attackResult) { r.Canary.P99 = 3 * time.Second }, []string{"canary p99 3.00s"}},
-		{"not measured", func(r *attackResult) { r.Canary = workload.Durations{} }, []string{"not measured"}},
+		{"not measured", func(r *attackResult) { r.Canary = latency.Durations{} }, []string{"not measured"}},
 		{"setup failed", func(r *attackResult) {
-			r.Canary, r.BlocksPerSec, r.Error = workload.Durations{}, nil, "setup: no blocks"
+			r.Canary, r.BlocksPerSec, r.Error = latency.Durations{}, nil, "setup: no blocks"
 		},
 			[]string{"error: setup: no blocks"}},
 		{"slow chain", func(r *attackResult) { r.BlocksPerSec = rate(0.6) }, []string{"0.60 blocks/s < 4.5"}},
@@ -70,9 +70,9 @@ func TestJudge(t *testing.T) {
 
 func TestAbuseTable(t *testing.T) {
 	results := []attackResult{
-		{Name: "blake2f", Canary: workload.Durations{Count: 150, P50: 1400 * time.Microsecond, P99: 3040 * time.Millisecond, Max: 3040 * time.Millisecond},
+		{Name: "blake2f", Canary: latency.Durations{Count: 150, P50: 1400 * time.Microsecond, P99: 3040 * time.Millisecond, Max: 3040 * time.Millisecond},
 			CanaryFailed: 2, BlocksPerSec: rate(0.51), RSSBefore: 96 << 20, RSSPeak: 100 << 20, RSSAfter: 97 << 20, AnswersAfter: true},
-		{Name: "cl-te", Check: true, Canary: workload.Durations{Count: 3, P50: 400 * time.Microsecond, P99: 3 * time.Millisecond, Max: 3 * time.Millisecond}},
+		{Name: "cl-te", Check: true, Canary: latency.Durations{Count: 3, P50: 400 * time.Microsecond, P99: 3 * time.Millisecond, Max: 3 * time.Millisecond}},
 		{Name: "idle-conns", Skipped: "node down: refused"},
 	}
 	for i := range results {

@@ -82,14 +82,14 @@ type Report struct {
 	Seconds  float64 `json:"seconds"`
 	FundTime float64 `json:"fundingSeconds"`
 
-	Attempts        int                `json:"attempts"`
-	Accepted        int                `json:"accepted"`
-	AcceptedPerSec  float64            `json:"acceptedPerSecond"`
-	AlreadyKnown    int                `json:"alreadyKnown,omitempty"`
-	Rejected        int                `json:"rejected"`
-	RejectedBy      map[string]int     `json:"rejectedBy,omitempty"`
-	TransportErrors int                `json:"transportErrors"`
-	SendLatency     workload.Durations `json:"sendLatency"`
+	Attempts        int               `json:"attempts"`
+	Accepted        int               `json:"accepted"`
+	AcceptedPerSec  float64           `json:"acceptedPerSecond"`
+	AlreadyKnown    int               `json:"alreadyKnown,omitempty"`
+	Rejected        int               `json:"rejected"`
+	RejectedBy      map[string]int    `json:"rejectedBy,omitempty"`
+	TransportErrors int               `json:"transportErrors"`
+	SendLatency     latency.Durations `json:"sendLatency"`
 
 	IncludedInWindow int     `json:"includedInWindow"`
 	IncludedPerSec   float64 `json:"includedPerSecond"`
@@ -97,11 +97,11 @@ type Report struct {
 	NotIncluded      int     `json:"notIncluded"`
 	SeenPending      int     `json:"seenInPendingBeforeLatest"`
 
-	TimeToPending workload.Durations `json:"timeToPending"`
-	TimeToLatest  workload.Durations `json:"timeToLatest"`
-	TimeToReceipt workload.Durations `json:"timeToReceipt"`
-	Blocks        floodBlocks        `json:"blocksInWindow"`
-	PollInterval  string             `json:"pollInterval"`
+	TimeToPending latency.Durations `json:"timeToPending"`
+	TimeToLatest  latency.Durations `json:"timeToLatest"`
+	TimeToReceipt latency.Durations `json:"timeToReceipt"`
+	Blocks        floodBlocks       `json:"blocksInWindow"`
+	PollInterval  string            `json:"pollInterval"`
 }
 
 func (r Report) String() string {
@@ -298,7 +298,7 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	}
 	report.NotIncluded = report.Accepted - report.Included
 	report.IncludedPerSec = float64(report.IncludedInWindow) / cfg.Duration.Seconds()
-	report.TimeToPending, report.TimeToLatest, report.TimeToReceipt = workload.Summarize(toPending), workload.Summarize(toLatest), workload.Summarize(toReceipt)
+	report.TimeToPending, report.TimeToLatest, report.TimeToReceipt = latency.Summarize(toPending), latency.Summarize(toLatest), latency.Summarize(toReceipt)
 	var txs int
 	for _, b := range poller.blocks {
 		if b.seen.After(end) {

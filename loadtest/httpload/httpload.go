@@ -62,23 +62,23 @@ func Flags(fs *flag.FlagSet) *Config {
 
 // RunReport is one measurement at one connection count.
 type RunReport struct {
-	URL             string             `json:"url"`
-	Method          string             `json:"method"`
-	Tag             string             `json:"tag"`
-	Conns           int                `json:"connections"`
-	Pipeline        int                `json:"pipeline"`
-	Rate            float64            `json:"offeredRate,omitempty"`
-	Seconds         float64            `json:"seconds"`
-	Requests        uint64             `json:"requests"`
-	ReqPerSec       float64            `json:"requestsPerSecond"`
-	OK              uint64             `json:"ok"`
-	HTTPErrors      uint64             `json:"httpErrors"`
-	TransportErrors uint64             `json:"transportErrors"`
-	RPCErrors       uint64             `json:"rpcErrors"`
-	ErrorSamples    []string           `json:"errorSamples,omitempty"`
-	PerKind         map[string]uint64  `json:"requestsPerKind,omitempty"`
-	Latency         workload.Durations `json:"latency"`
-	Mean            time.Duration      `json:"latencyMean"`
+	URL             string            `json:"url"`
+	Method          string            `json:"method"`
+	Tag             string            `json:"tag"`
+	Conns           int               `json:"connections"`
+	Pipeline        int               `json:"pipeline"`
+	Rate            float64           `json:"offeredRate,omitempty"`
+	Seconds         float64           `json:"seconds"`
+	Requests        uint64            `json:"requests"`
+	ReqPerSec       float64           `json:"requestsPerSecond"`
+	OK              uint64            `json:"ok"`
+	HTTPErrors      uint64            `json:"httpErrors"`
+	TransportErrors uint64            `json:"transportErrors"`
+	RPCErrors       uint64            `json:"rpcErrors"`
+	ErrorSamples    []string          `json:"errorSamples,omitempty"`
+	PerKind         map[string]uint64 `json:"requestsPerKind,omitempty"`
+	Latency         latency.Durations `json:"latency"`
+	Mean            time.Duration     `json:"latencyMean"`
 }
 
 type Report struct {

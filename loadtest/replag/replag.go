@@ -14,7 +14,6 @@ import (
 	"github.com/fasthttp/websocket"
 
 	"github.com/stocknode/stocknode/internal/latency"
-	"github.com/stocknode/stocknode/loadtest/workload"
 )
 
 // Config measures a read replica's lag: how long after the
@@ -36,13 +35,13 @@ func Flags(fs *flag.FlagSet) *Config {
 }
 
 type Report struct {
-	Sequencer string             `json:"sequencer"`
-	Replica   string             `json:"replica"`
-	Seconds   float64            `json:"seconds"`
-	Preconfs  int                `json:"preconfirmations"`
-	Matched   int                `json:"matched"`
-	Missing   int                `json:"missingOnReplica"`
-	Lag       workload.Durations `json:"lag"`
+	Sequencer string            `json:"sequencer"`
+	Replica   string            `json:"replica"`
+	Seconds   float64           `json:"seconds"`
+	Preconfs  int               `json:"preconfirmations"`
+	Matched   int               `json:"matched"`
+	Missing   int               `json:"missingOnReplica"`
+	Lag       latency.Durations `json:"lag"`
 }
 
 func (r Report) String() string {

@@ -23,6 +23,7 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/params"
 
+	"github.com/stocknode/stocknode/internal/latency"
 	"github.com/stocknode/stocknode/loadtest/rpcclient"
 	"github.com/stocknode/stocknode/loadtest/target"
 	"github.com/stocknode/stocknode/loadtest/workload"
@@ -70,13 +71,13 @@ type txsyncCombo struct{ path, method string }
 func (c txsyncCombo) String() string { return c.method + " " + c.path }
 
 type txsyncResult struct {
-	View    string             `json:"view"`
-	Method  string             `json:"method"`
-	Latency workload.Durations `json:"latency"`
+	View    string            `json:"view"`
+	Method  string            `json:"method"`
+	Latency latency.Durations `json:"latency"`
 	// Send is the poll method's eth_sendRawTransaction alone: the part of
 	// the latency that admission and the sequencer's log take.
-	Send   *workload.Durations `json:"send,omitempty"`
-	Errors map[string]int      `json:"errors,omitempty"`
+	Send   *latency.Durations `json:"send,omitempty"`
+	Errors map[string]int     `json:"errors,omitempty"`
 }
 
 type Report struct {
@@ -151,9 +152,9 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 				res.Errors[msg] += n
 			}
 		}
-		res.Latency = workload.Summarize(all)
+		res.Latency = latency.Summarize(all)
 		if len(sends) > 0 {
-			send := workload.Summarize(sends)
+			send := latency.Summarize(sends)
 			res.Send = &send
 		}
 		report.Results = append(report.Results, res)

@@ -16,9 +16,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/stocknode/stocknode/internal/latency"
 	"github.com/stocknode/stocknode/internal/procstat"
 	"github.com/stocknode/stocknode/loadtest/target"
-	"github.com/stocknode/stocknode/loadtest/workload"
 	"github.com/stocknode/stocknode/loadtest/wsprobe"
 )
 
@@ -60,11 +60,11 @@ type FanoutReport struct {
 	Undelivered  int    `json:"headsNotDeliveredToAll"`
 	// Spread is per head the last minus the first arrival at the
 	// subscribers' sockets; ReadSpread the same for when the probe read it.
-	Spread           workload.Durations `json:"spread"`
-	ReadSpread       workload.Durations `json:"readSpread"`
-	ServerRSSBefore  int64              `json:"serverRssBefore,omitempty"`
-	ServerRSSAfter   int64              `json:"serverRssAfter,omitempty"`
-	BytesPerSubscrib int64              `json:"serverBytesPerSubscriber,omitempty"`
+	Spread           latency.Durations `json:"spread"`
+	ReadSpread       latency.Durations `json:"readSpread"`
+	ServerRSSBefore  int64             `json:"serverRssBefore,omitempty"`
+	ServerRSSAfter   int64             `json:"serverRssAfter,omitempty"`
+	BytesPerSubscrib int64             `json:"serverBytesPerSubscriber,omitempty"`
 }
 
 func (r FanoutReport) String() string {
@@ -302,7 +302,7 @@ func headSpans(subs []*subscriber, from, to time.Time, at func(arrival) time.Tim
 
 // spreads summarizes the spans: how many heads, how many did not reach
 // want subscribers, and the distribution of last minus first.
-func spreads(spans []headSpan, want int) (heads, undelivered int, spread workload.Durations) {
+func spreads(spans []headSpan, want int) (heads, undelivered int, spread latency.Durations) {
 	sample := make([]time.Duration, 0, len(spans))
 	for _, g := range spans {
 		if g.count < want {
@@ -310,7 +310,7 @@ func spreads(spans []headSpan, want int) (heads, undelivered int, spread workloa
 		}
 		sample = append(sample, g.last.Sub(g.first))
 	}
-	return len(spans), undelivered, workload.Summarize(sample)
+	return len(spans), undelivered, latency.Summarize(sample)
 }
 
 // writeHeads writes one CSV line per head: number, first arrival (Unix ns),

@@ -19,6 +19,7 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/params"
 
+	"github.com/stocknode/stocknode/internal/latency"
 	"github.com/stocknode/stocknode/loadtest/rpcclient"
 	"github.com/stocknode/stocknode/loadtest/target"
 	"github.com/stocknode/stocknode/loadtest/workload"
@@ -47,17 +48,17 @@ func LogsFlags(fs *flag.FlagSet) *LogsConfig {
 }
 
 type LogsReport struct {
-	Kind         string             `json:"kind"`
-	Subscribers  int                `json:"subscribers"`
-	Sent         int                `json:"sent"`
-	Rejected     int                `json:"rejected"`
-	Logs         int                `json:"logsSeen"`
-	Undelivered  int                `json:"logsNotDeliveredToAll"`
-	Dropped      int                `json:"subscribersDropped"`
-	DialFailures int                `json:"dialFailures"`
-	DialError    string             `json:"firstDialError,omitempty"`
-	Spread       workload.Durations `json:"spread"`
-	SendToFirst  workload.Durations `json:"sendToFirstDelivery"`
+	Kind         string            `json:"kind"`
+	Subscribers  int               `json:"subscribers"`
+	Sent         int               `json:"sent"`
+	Rejected     int               `json:"rejected"`
+	Logs         int               `json:"logsSeen"`
+	Undelivered  int               `json:"logsNotDeliveredToAll"`
+	Dropped      int               `json:"subscribersDropped"`
+	DialFailures int               `json:"dialFailures"`
+	DialError    string            `json:"firstDialError,omitempty"`
+	Spread       latency.Durations `json:"spread"`
+	SendToFirst  latency.Durations `json:"sendToFirstDelivery"`
 }
 
 func (r LogsReport) String() string {
@@ -216,7 +217,7 @@ func logRecorder(recording *atomic.Bool, seen map[uint64]time.Time) func([]byte,
 	}
 }
 
-func logSpreads(sent map[uint64]time.Time, seen []map[uint64]time.Time) (logs, undelivered int, spread, sendToFirst workload.Durations) {
+func logSpreads(sent map[uint64]time.Time, seen []map[uint64]time.Time) (logs, undelivered int, spread, sendToFirst latency.Durations) {
 	var spreads, firsts []time.Duration
 	for seq, at := range sent {
 		var first, last time.Time
@@ -245,5 +246,5 @@ func logSpreads(sent map[uint64]time.Time, seen []map[uint64]time.Time) (logs, u
 		spreads = append(spreads, last.Sub(first))
 		firsts = append(firsts, first.Sub(at))
 	}
-	return logs, undelivered, workload.Summarize(spreads), workload.Summarize(firsts)
+	return logs, undelivered, latency.Summarize(spreads), latency.Summarize(firsts)
 }

@@ -1,4 +1,4 @@
-package workload
+package latency
 
 import (
 	"fmt"
