@@ -385,7 +385,7 @@ func newBattery(cfg Config, log io.Writer) (*battery, error) {
 // Close drops the battery's own keep-alive connections.
 func (b *battery) close() {
 	if b.tx != nil {
-		b.tx.rpc.Client.CloseIdleConnections()
+		b.tx.rpc.HTTP.CloseIdleConnections()
 	}
 }
 

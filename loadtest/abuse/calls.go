@@ -150,7 +150,7 @@ func (b *battery) heavyCalls(ctx context.Context, program func(salt uint64) ([]b
 		out.err = err
 		return out
 	}
-	defer rpc.Client.CloseIdleConnections()
+	defer rpc.HTTP.CloseIdleConnections()
 	end := time.Now().Add(b.cfg.Duration)
 	stats := make([]*callStats, b.cfg.HeavyCallers)
 	var wg sync.WaitGroup

@@ -229,7 +229,7 @@ func (b *battery) manyFilters(ctx context.Context) outcome {
 		out.err = err
 		return out
 	}
-	defer rpc.Client.CloseIdleConnections()
+	defer rpc.HTTP.CloseIdleConnections()
 	tmpl := newFilterTemplate(b.cfg.FilterAddresses, b.cfg.FilterTopics)
 	ids := make([]string, 0, b.cfg.Filters)
 	var (

@@ -60,12 +60,12 @@ func (b *battery) startMeasuring(ctx context.Context) (*measurement, error) {
 	m.wg.Add(3)
 	go func() {
 		defer m.wg.Done()
-		defer canaryRPC.Client.CloseIdleConnections()
+		defer canaryRPC.HTTP.CloseIdleConnections()
 		m.canary.run(ctx, canaryRPC, b.cfg.CanaryInterval, b.cfg.CanaryTimeout)
 	}()
 	go func() {
 		defer m.wg.Done()
-		defer blockRPC.Client.CloseIdleConnections()
+		defer blockRPC.HTTP.CloseIdleConnections()
 		m.blocks.run(ctx, blockRPC, 250*time.Millisecond, b.cfg.StepTimeout)
 	}()
 	go func() {
@@ -435,8 +435,8 @@ func (b *battery) attackerRPC(conns int) (*rpcclient.Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	c.Client.ReadTimeout, c.Client.WriteTimeout = b.cfg.RequestTimeout, b.cfg.RequestTimeout
-	c.Client.DialTimeout = func(addr string, timeout time.Duration) (net.Conn, error) {
+	c.HTTP.ReadTimeout, c.HTTP.WriteTimeout = b.cfg.RequestTimeout, b.cfg.RequestTimeout
+	c.HTTP.DialTimeout = func(addr string, timeout time.Duration) (net.Conn, error) {
 		return b.attackerDialer(timeout).Dial("tcp", addr)
 	}
 	return c, nil

@@ -216,7 +216,7 @@ func (b *battery) unstuffPool(ctx context.Context) error {
 	}
 	b.stuffed = nil
 	s := p.s
-	defer s.rpc.Client.CloseIdleConnections()
+	defer s.rpc.HTTP.CloseIdleConnections()
 	var sealed hexutil.Uint64
 	if err := s.rpc.Call(&sealed, "eth_getTransactionCount", s.from, "latest"); err != nil {
 		return err

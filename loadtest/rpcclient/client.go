@@ -17,18 +17,22 @@ import (
 )
 
 // Client is a JSON-RPC client over a fasthttp.HostClient (keep-alive
-// connections, safe for concurrent use), for the flood and its pollers.
+// connections, safe for concurrent use), for the flood and its pollers, the
+// abuse battery and compare's checks.
 type Client struct {
-	Client    *fasthttp.HostClient
+	// HTTP is the connection pool; its timeouts may be changed before use.
+	HTTP      *fasthttp.HostClient
 	uri, host string
 }
 
+// New is a client of the http:// JSON-RPC endpoint rawURL over at most
+// conns connections.
 func New(rawURL string, conns int) (*Client, error) {
 	addr, uri, host, err := target.HostAndPath(rawURL)
 	if err != nil {
 		return nil, err
 	}
-	return &Client{uri: uri, host: host, Client: &fasthttp.HostClient{Addr: addr, MaxConns: conns,
+	return &Client{uri: uri, host: host, HTTP: &fasthttp.HostClient{Addr: addr, MaxConns: conns,
 		MaxIdemponentCallAttempts: 1, ReadTimeout: 15 * time.Second, WriteTimeout: 15 * time.Second,
 		NoDefaultUserAgentHeader: true, MaxResponseBodySize: 256 << 20}}, nil
 }
@@ -81,9 +85,9 @@ func (c *Client) Exchange(body []byte, deadline time.Time) (int, []byte, error) 
 	req.SetBody(body)
 	var err error
 	if deadline.IsZero() {
-		err = c.Client.Do(req, resp)
+		err = c.HTTP.Do(req, resp)
 	} else {
-		err = c.Client.DoDeadline(req, resp, deadline)
+		err = c.HTTP.DoDeadline(req, resp, deadline)
 	}
 	if err != nil {
 		return 0, nil, err
