@@ -11,6 +11,14 @@
 //	go run ./loadtest abuse     -url http://127.0.0.1:8545 -pid PID [-metrics http://127.0.0.1:6060/metrics] [-attacks blake2f,cl-te,...]
 //
 // Only loopback addresses are accepted: load never leaves the machine.
+//
+// This package only parses the mode and prints its report. Each mode is a
+// package of its own: httpload (http), flood, wsload (ws-fanout, ws-logs),
+// txsync, replag and abuse; logread and genesis are small enough to stay
+// here. What the modes share is in rpcclient (JSON-RPC client), wsprobe
+// (the WebSocket probe), target (loopback check, URL split), pacer and
+// workload (accounts, token, transfers), and in internal/latency (histogram)
+// and internal/procstat (/proc), which compare uses too.
 package main
 
 import (
