@@ -8,7 +8,13 @@
 # Environment: GETH, ANVIL (binaries; default: v1.16.7 and 1.7.1 in
 # ~/.cache/stocknode-anchors, installed there when absent), OUT (the JSON
 # file; default in the work directory, which keeps the genesis and the servers'
-# logs), KEEP=1 also keeps the binaries and geth's datadir.
+# logs), KEEP=1 also keeps the binaries and geth's datadir, BASELINE=<git rev>
+# also builds stocknode at that revision (a git worktree in the work
+# directory, removed once built) and measures it as the server stocknode-base
+# exactly as stocknode, interleaved in the rounds (compare -baseline): the
+# before and after of a change in one run, e.g.
+#
+#   BASELINE=main bash compare/run.sh -servers stocknode -rounds 3
 #
 # What runs: stocknode --dev --genesis G --block-time 200ms; geth init G, then
 # geth --syncmode full --nodiscover --maxpeers 0 --http (no consensus client,
@@ -41,7 +47,10 @@ if [[ ! -x "$ANVIL" ]]; then
 fi
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/stocknode-compare.XXXXXX")
-cleanup() { [[ "${KEEP:-}" == 1 ]] || rm -rf "$WORK/geth-data" "$WORK/stocknode" "$WORK/loadtest" "$WORK/compare"; }
+cleanup() {
+  if [[ -d "$WORK/baseline-src" ]]; then git worktree remove --force "$WORK/baseline-src" || true; fi
+  [[ "${KEEP:-}" == 1 ]] || rm -rf "$WORK/geth-data" "$WORK/stocknode" "$WORK/stocknode-base" "$WORK/loadtest" "$WORK/compare"
+}
 trap cleanup EXIT
 
 log "building stocknode, loadtest and compare into $WORK"
@@ -49,5 +58,15 @@ log "building stocknode, loadtest and compare into $WORK"
 "$GO" build -o "$WORK/loadtest" ./loadtest
 "$GO" build -o "$WORK/compare" ./compare
 
+baseline=()
+if [[ -n "${BASELINE:-}" ]]; then
+  rev=$(git rev-parse --verify "${BASELINE}^{commit}")
+  log "building the baseline stocknode at $BASELINE ($rev) into $WORK/stocknode-base"
+  git worktree add --detach "$WORK/baseline-src" "$rev" >&2
+  (cd "$WORK/baseline-src" && "$GO" build -o "$WORK/stocknode-base" ./cmd/stocknode)
+  git worktree remove --force "$WORK/baseline-src"
+  baseline=(-baseline "$WORK/stocknode-base")
+fi
+
 "$WORK/compare" -work "$WORK" -out "${OUT:-$WORK/compare.json}" \
-  -stocknode "$WORK/stocknode" -geth "$GETH" -anvil "$ANVIL" -loadtest "$WORK/loadtest" "$@"
+  -stocknode "$WORK/stocknode" -geth "$GETH" -anvil "$ANVIL" -loadtest "$WORK/loadtest" "${baseline[@]}" "$@"

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/stocknode/stocknode/internal/latency"
 )
 
 func kilo(v float64) string {
@@ -20,19 +22,12 @@ func kilo(v float64) string {
 	}
 }
 
+// ms prints a latency for the tables ("-" for none).
 func ms(d time.Duration) string {
-	switch {
-	case d == 0:
+	if d == 0 {
 		return "-"
-	case d < time.Millisecond:
-		return fmt.Sprintf("%.0fµs", float64(d)/float64(time.Microsecond))
-	case d < 10*time.Millisecond:
-		return fmt.Sprintf("%.2fms", float64(d)/float64(time.Millisecond))
-	case d < time.Second:
-		return fmt.Sprintf("%.0fms", float64(d)/float64(time.Millisecond))
-	default:
-		return fmt.Sprintf("%.2fs", d.Seconds())
 	}
+	return latency.Format(d)
 }
 
 func (r *results) server(name string) *serverResult {
@@ -86,7 +81,7 @@ func printTables(w io.Writer, cfg config, res *results) {
 	}
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	sn, geth, anvil := res.server("stocknode"), res.server("geth"), res.server("anvil")
+	sn, geth, anvil, base := res.server("stocknode"), res.server("geth"), res.server("anvil"), res.server(baseName)
 	header := "requests/s\t"
 	for _, n := range names {
 		header += n + "\t"
@@ -96,6 +91,9 @@ func printTables(w io.Writer, cfg config, res *results) {
 	}
 	if sn != nil && geth != nil {
 		header += "sn/geth\t"
+	}
+	if sn != nil && base != nil {
+		header += "sn/base\t"
 	}
 	for _, n := range names {
 		header += "p99 " + n + "\t"
@@ -135,6 +133,9 @@ func printTables(w io.Writer, cfg config, res *results) {
 		}
 		if sn != nil && geth != nil {
 			line += ratio(sn.read(wl.method, wl.tag), geth.read(wl.method, wl.tag)) + "\t"
+		}
+		if sn != nil && base != nil {
+			line += ratio(sn.read(wl.method, wl.tag), base.read(wl.method, wl.tag)) + "\t"
 		}
 		for _, s := range res.Servers {
 			if r := s.read(wl.method, wl.tag); r != nil {
@@ -206,17 +207,20 @@ func (s *serverResult) paced(method, tag string) *readResult {
 }
 
 // printPaced prints latency at one offered load: p50 and p99 per server,
-// and stocknode's p99 against anvil's.
+// and stocknode's p99 against anvil's (and stocknode-base's).
 func printPaced(w io.Writer, cfg config, res *results, names []string) {
 	if cfg.pacedRate <= 0 {
 		return
 	}
 	fmt.Fprintf(w, "\nlatency at the same offered load: %s requests/s over %d connections (achieved req/s, p50 / p99)\n", kilo(cfg.pacedRate), res.Connections)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	sn, anvil := res.server("stocknode"), res.server("anvil")
+	sn, anvil, base := res.server("stocknode"), res.server("anvil"), res.server(baseName)
 	header := "workload\t" + strings.Join(names, "\t") + "\t"
 	if sn != nil && anvil != nil {
 		header += "p99 sn/anvil\t"
+	}
+	if sn != nil && base != nil {
+		header += "p99 sn/base\t"
 	}
 	fmt.Fprintln(tw, header)
 	for _, wl := range pacedWorkloads {
@@ -233,16 +237,22 @@ func printPaced(w io.Writer, cfg config, res *results, names []string) {
 			}
 		}
 		if sn != nil && anvil != nil {
-			a, b := sn.paced(wl.method, wl.tag), anvil.paced(wl.method, wl.tag)
-			if a != nil && b != nil && b.P99 > 0 {
-				line += fmt.Sprintf("%.2f\t", float64(a.P99)/float64(b.P99))
-			} else {
-				line += "-\t"
-			}
+			line += p99Ratio(sn.paced(wl.method, wl.tag), anvil.paced(wl.method, wl.tag)) + "\t"
+		}
+		if sn != nil && base != nil {
+			line += p99Ratio(sn.paced(wl.method, wl.tag), base.paced(wl.method, wl.tag)) + "\t"
 		}
 		fmt.Fprintln(tw, line)
 	}
 	tw.Flush()
+}
+
+// p99Ratio is a's p99 over b's.
+func p99Ratio(a, b *readResult) string {
+	if a == nil || b == nil || b.P99 == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.2f", float64(a.P99)/float64(b.P99))
 }
 
 // printFlood prints the transaction flood, and the flood at one offered

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stocknode/stocknode/loadtest/workload"
+	"github.com/stocknode/stocknode/internal/latency"
 )
 
 // The paced table shows each server's achieved rate and latency at the one
@@ -74,6 +74,45 @@ func TestPrintFlood(t *testing.T) {
 	}
 }
 
-func workloadP99(p99 time.Duration) workload.Durations {
-	return workload.Durations{Count: 1, P50: p99 / 2, P99: p99}
+func workloadP99(p99 time.Duration) latency.Durations {
+	return latency.Durations{Count: 1, P50: p99 / 2, P99: p99}
+}
+
+// -baseline puts stocknode-base right after stocknode, once.
+func TestWithBaseline(t *testing.T) {
+	for _, c := range []struct{ servers, baseline, want string }{
+		{"stocknode,geth,anvil", "", "stocknode,geth,anvil"},
+		{"stocknode,geth,anvil", "old", "stocknode,stocknode-base,geth,anvil"},
+		{"anvil,stocknode", "old", "anvil,stocknode,stocknode-base"},
+		{"anvil", "old", "stocknode-base,anvil"},
+		{"stocknode-base,stocknode", "old", "stocknode-base,stocknode"},
+	} {
+		if got := withBaseline(c.servers, c.baseline); got != c.want {
+			t.Errorf("withBaseline(%q, %q) = %q, want %q", c.servers, c.baseline, got, c.want)
+		}
+	}
+}
+
+// With a baseline the read table has a column of stocknode over
+// stocknode-base, and the paced table a p99 ratio.
+func TestPrintTablesBaseline(t *testing.T) {
+	read := func(rps float64, p99 time.Duration) []readResult {
+		var out []readResult
+		for _, w := range workloads {
+			out = append(out, readResult{Method: w.method, Tag: w.tag, RPS: rps, P99: p99})
+		}
+		return out
+	}
+	res := &results{Connections: 64, Rounds: 1, Servers: []serverResult{
+		{Name: "stocknode", Reads: read(30_000, 2*time.Millisecond), Paced: read(10_000, 2*time.Millisecond)},
+		{Name: baseName, Reads: read(20_000, 3*time.Millisecond), Paced: read(10_000, 4*time.Millisecond)},
+	}}
+	var b bytes.Buffer
+	printTables(&b, config{pacedRate: 10_000}, res)
+	out := b.String()
+	for _, want := range []string{"stocknode vs stocknode-base", "sn/base", "1.50x", "p99 sn/base", "0.50"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("tables lack %q:\n%s", want, out)
+		}
+	}
 }

@@ -11,20 +11,32 @@
 //	go run ./loadtest abuse     -url http://127.0.0.1:8545 -pid PID [-metrics http://127.0.0.1:6060/metrics] [-attacks blake2f,cl-te,...]
 //
 // Only loopback addresses are accepted: load never leaves the machine.
+//
+// This package only parses the mode and prints its report. Each mode is a
+// package of its own: httpload (http), flood, wsload (ws-fanout, ws-logs),
+// txsync, replag and abuse; logread and genesis are small enough to stay
+// here. What the modes share is in rpcclient (JSON-RPC client), wsprobe
+// (the WebSocket probe), target (loopback check, URL split), pacer and
+// workload (accounts, token, transfers), and in internal/latency (histogram)
+// and internal/procstat (/proc), which compare uses too.
 package main
 
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
-	"net"
-	"net/url"
 	"os"
 	"os/signal"
 	"runtime/debug"
 	"syscall"
+
+	"github.com/stocknode/stocknode/loadtest/abuse"
+	"github.com/stocknode/stocknode/loadtest/flood"
+	"github.com/stocknode/stocknode/loadtest/httpload"
+	"github.com/stocknode/stocknode/loadtest/replag"
+	"github.com/stocknode/stocknode/loadtest/txsync"
+	"github.com/stocknode/stocknode/loadtest/wsload"
 )
 
 func main() {
@@ -44,29 +56,29 @@ func main() {
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	switch os.Args[1] {
 	case "ws-fanout":
-		cfg := fanoutFlags(fs)
+		cfg := wsload.FanoutFlags(fs)
 		fs.Parse(os.Args[2:])
-		report, err = runFanout(ctx, *cfg)
+		report, err = wsload.RunFanout(ctx, *cfg)
 	case "ws-logs":
-		cfg := logsFlags(fs)
+		cfg := wsload.LogsFlags(fs)
 		fs.Parse(os.Args[2:])
-		report, err = runLogs(ctx, *cfg)
+		report, err = wsload.RunLogs(ctx, *cfg)
 	case "http":
-		cfg := httpFlags(fs)
+		cfg := httpload.Flags(fs)
 		fs.Parse(os.Args[2:])
-		report, err = runHTTP(ctx, *cfg)
+		report, err = httpload.Run(ctx, *cfg)
 	case "flood":
-		cfg := floodFlags(fs)
+		cfg := flood.Flags(fs)
 		fs.Parse(os.Args[2:])
-		report, err = runFlood(ctx, *cfg)
+		report, err = flood.Run(ctx, *cfg)
 	case "txsync":
-		cfg := txsyncFlags(fs)
+		cfg := txsync.Flags(fs)
 		fs.Parse(os.Args[2:])
-		report, err = runTxsync(ctx, *cfg)
+		report, err = txsync.Run(ctx, *cfg)
 	case "replag":
-		cfg := replagFlags(fs)
+		cfg := replag.Flags(fs)
 		fs.Parse(os.Args[2:])
-		report, err = runReplag(ctx, *cfg)
+		report, err = replag.Run(ctx, *cfg)
 	case "logread":
 		cfg := logreadFlags(fs)
 		fs.Parse(os.Args[2:])
@@ -76,11 +88,11 @@ func main() {
 		fs.Parse(os.Args[2:])
 		report, err = runGenesis(*cfg)
 	case "abuse":
-		cfg := abuseFlags(fs)
+		cfg := abuse.Flags(fs)
 		fs.Parse(os.Args[2:])
-		report, err = runAbuse(ctx, *cfg, os.Stderr)
-	case abuseHoldMode: // idle-conns' child processes
-		os.Exit(runAbuseHold(ctx, os.Args[2:], os.Stdin, os.Stdout))
+		report, err = abuse.Run(ctx, *cfg, os.Stderr)
+	case abuse.HoldMode: // idle-conns' child processes
+		os.Exit(abuse.RunHold(ctx, os.Args[2:], os.Stdin, os.Stdout))
 	default:
 		usage()
 	}
@@ -96,28 +108,12 @@ func main() {
 		fmt.Println(report)
 	}
 	// A report can say the run failed (abuse: an attack's verdict).
-	if r, ok := report.(interface{ exitCode() int }); ok {
-		os.Exit(r.exitCode())
+	if r, ok := report.(interface{ ExitCode() int }); ok {
+		os.Exit(r.ExitCode())
 	}
 }
 
 func usage() {
 	fmt.Fprintln(os.Stderr, "usage: loadtest ws-fanout|ws-logs|http|flood|txsync|replag|logread|genesis|abuse [flags] (-h for flags)")
 	os.Exit(2)
-}
-
-// checkLoopback refuses any target that is not on this machine.
-func checkLoopback(raw string) error {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return fmt.Errorf("target %q: %w", raw, err)
-	}
-	host := u.Hostname()
-	if host == "localhost" {
-		return nil
-	}
-	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
-		return nil
-	}
-	return errors.New("target " + raw + " is not a loopback address: load tests only run against this machine")
 }

@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
-# Runs the hot-path benchmarks (bench/, the server path in node/rpc, the
-# persistence variants in node/chain) into bench.txt, and with BASE=<rev>
+# Runs the hot-path benchmarks (the codec's in codec/, the server path and
+# the head snapshot in node/rpc, the call pool in pool/) into bench.txt, and with BASE=<rev>
 # also at that revision and compares the two with benchstat.
 #   make bench                 # ./bench.txt
 #   make bench BASE=HEAD~3     # ./bench-base.txt, ./bench.txt and benchstat's table
+#   COUNT=1 BENCHTIME=100x make bench   # a quick check that they run, not for numbers
 set -euo pipefail
 cd "$(dirname "$0")/.."
 count=${COUNT:-6}
 run() { # dir out
-  (cd "$1" && go test -run '^$' -bench . -benchmem -count "$count" ./bench/ ./node/rpc/ ./pool/) | tee "$2" | grep -E '^Benchmark' || true
+  # A revision from before the benchmarks moved beside their code has them in ./bench/.
+  local pkgs=(./codec/ ./node/rpc/ ./pool/)
+  [ -d "$1/bench" ] && pkgs+=(./bench/)
+  (cd "$1" && go test -run '^$' -bench "${BENCH:-.}" -benchmem -count "$count" ${BENCHTIME:+-benchtime "$BENCHTIME"} "${pkgs[@]}") | tee "$2" | grep -E '^Benchmark' || true
 }
 run . bench.txt
 if [ -n "${BASE:-}" ]; then

@@ -1,0 +1,168 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/stocknode/stocknode/internal/procstat"
+)
+
+func run(ctx context.Context, cfg config) error {
+	if cfg.work == "" {
+		dir, err := os.MkdirTemp("", "stocknode-compare.")
+		if err != nil {
+			return err
+		}
+		cfg.work = dir
+	}
+	if cfg.out == "" {
+		cfg.out = filepath.Join(cfg.work, "compare.json")
+	}
+	genesis := filepath.Join(cfg.work, "genesis.json")
+	if err := writeGenesis(genesis); err != nil {
+		return err
+	}
+	logf("genesis %s; work directory %s", genesis, cfg.work)
+	if cfg.trace {
+		if err := prepareTrace(&cfg); err != nil {
+			return err
+		}
+	}
+	res := &results{Started: time.Now(), Connections: cfg.conns, Duration: cfg.duration.String(),
+		BlockTime: cfg.blockTime.String(), CPUs: runtime.NumCPU(), LoadAvg: [2]string{procstat.LoadAvg(), ""}}
+	if cfg.ceiling {
+		r, err := measureCeiling(ctx, cfg)
+		if err != nil {
+			logf("ceiling: %v", err)
+		} else {
+			res.Ceiling = r
+		}
+	}
+	names := strings.Split(cfg.servers, ",")
+	res.Servers = make([]serverResult, len(names))
+	for i, name := range names {
+		res.Servers[i] = serverResult{Name: strings.TrimSpace(name), Checks: map[string]string{}}
+	}
+	res.Rounds = max(1, cfg.rounds)
+	for round := 1; round <= res.Rounds; round++ {
+		for i := range res.Servers {
+			if ctx.Err() != nil {
+				break
+			}
+			measureServer(ctx, cfg, &res.Servers[i], genesis, round, round == res.Rounds)
+		}
+	}
+	res.Seconds = time.Since(res.Started).Seconds()
+	res.LoadAvg[1] = procstat.LoadAvg()
+	data, _ := json.MarshalIndent(res, "", "  ")
+	if err := os.WriteFile(cfg.out, data, 0o644); err != nil {
+		return err
+	}
+	printTables(os.Stdout, cfg, res)
+	fmt.Printf("\nJSON: %s\n", cfg.out)
+	for _, s := range res.Servers {
+		if s.Error != "" {
+			return fmt.Errorf("%s: %s", s.Name, s.Error)
+		}
+		for phase, c := range s.Checks {
+			if c != "ok" {
+				return fmt.Errorf("%s: correctness check %s failed: %s", s.Name, phase, c)
+			}
+		}
+	}
+	return ctx.Err()
+}
+
+// measureServer starts one server, checks it, runs the read workloads and
+// the transaction flood and, in the last round, the paced workloads and the
+// paced flood, and adds what it measured to sr.
+func measureServer(ctx context.Context, cfg config, sr *serverResult, genesis string, round int, lastRound bool) {
+	name := sr.Name
+	sr.LoadAvg = append(sr.LoadAvg, procstat.LoadAvg())
+	srv, err := startServer(ctx, cfg, name, genesis)
+	if err != nil {
+		sr.Error = err.Error()
+		logf("%s: %v", name, err)
+		return
+	}
+	defer srv.stop()
+	sr.Version, sr.Command = srv.version, srv.cmd.Args
+	logf("%s (%s) round %d serving on %s, pid %d; load average %s", name, srv.version, round, srv.url, srv.cmd.Process.Pid, procstat.LoadAvg())
+	check := func(phase string) bool {
+		err := checkState(srv.url)
+		if err != nil {
+			logf("%s: check %s FAILED: %v", name, phase, err)
+			sr.Checks[phase] = err.Error()
+			return false
+		}
+		if _, failed := sr.Checks[phase]; !failed {
+			sr.Checks[phase] = "ok"
+		}
+		return true
+	}
+	if !check("before") {
+		return
+	}
+	traced := cfg.trace && setupTrace(cfg, sr, srv)
+	for _, w := range workloads {
+		if ctx.Err() != nil {
+			return
+		}
+		var extra []string
+		switch {
+		case traceWorkload(w.method) && !cfg.trace, w.method == "traceTransaction" && !traced:
+			continue
+		case w.method == "traceTransaction":
+			extra = []string{"-hashes", cfg.traceHashes}
+		}
+		r, err := measureRead(ctx, cfg, srv.url, srv.cmd.Process.Pid, w.method, w.tag, extra...)
+		if err != nil {
+			sr.Error = err.Error()
+			return
+		}
+		r.Round = round
+		logf("%s %s %s: %.0f req/s, p99 %v, errors %d", name, w.method, w.tag, r.RPS, r.P99, r.Errors)
+		sr.Reads = append(sr.Reads, *r)
+	}
+	for _, w := range pacedWorkloads {
+		if ctx.Err() != nil || cfg.pacedRate <= 0 || !lastRound {
+			break
+		}
+		r, err := measureRead(ctx, cfg, srv.url, srv.cmd.Process.Pid, w.method, w.tag, "-rate", strconv.FormatFloat(cfg.pacedRate, 'f', 0, 64))
+		if err != nil {
+			sr.Error = err.Error()
+			return
+		}
+		r.Round, r.Rate = round, cfg.pacedRate
+		logf("%s %s %s at %.0f/s offered: %.0f req/s, p99 %v, errors %d", name, w.method, w.tag, cfg.pacedRate, r.RPS, r.P99, r.Errors)
+		sr.Paced = append(sr.Paced, *r)
+	}
+	check("afterReads")
+	if !cfg.flood || ctx.Err() != nil {
+		return
+	}
+	if name == "geth" {
+		sr.Flood = &floodResult{Skipped: "geth seals no blocks without a consensus client"}
+		return
+	}
+	fr := runFlood(ctx, cfg, name, srv)
+	fr.Round = round
+	sr.Floods = append(sr.Floods, fr)
+	if best := sr.Flood; best == nil || best.Skipped != "" || (fr.Skipped == "" && fr.AcceptedPerSec > best.AcceptedPerSec) {
+		sr.Flood = fr
+	}
+	if lastRound && cfg.floodPacedRate > 0 && ctx.Err() == nil {
+		sr.FloodPaced = runFlood(ctx, cfg, name, srv, "-rate", strconv.FormatFloat(cfg.floodPacedRate, 'f', 0, 64))
+	}
+	// The flood spends from the first development accounts only and sends to
+	// its own accounts: the last development account, the read addresses and
+	// the token balances are untouched.
+	check("afterFlood")
+}
