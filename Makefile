@@ -21,8 +21,25 @@ run: build
 dev: build
 	./$(BIN) --dev $(ARGS)
 
-vet:
+# The static analysis tools, pinned and installed into bin/tools by `go install`.
+TOOLS              := $(CURDIR)/bin/tools
+STATICCHECK_VERSION := v0.8.2
+GOIMPORTS_VERSION   := v0.52.0
+
+$(TOOLS)/staticcheck-$(STATICCHECK_VERSION):
+	GOBIN=$(TOOLS) $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
+	touch $@
+
+$(TOOLS)/goimports-$(GOIMPORTS_VERSION):
+	GOBIN=$(TOOLS) $(GO) install golang.org/x/tools/cmd/goimports@$(GOIMPORTS_VERSION)
+	touch $@
+
+## vet: go vet, staticcheck, and gofmt/goimports (the project's imports grouped last).
+vet: $(TOOLS)/staticcheck-$(STATICCHECK_VERSION) $(TOOLS)/goimports-$(GOIMPORTS_VERSION)
 	$(GO) vet ./...
+	$(TOOLS)/staticcheck ./...
+	@files=$$($(TOOLS)/goimports -local github.com/stocknode/stocknode -l $$(git ls-files '*.go')); \
+	if [ -n "$$files" ]; then echo "not formatted (run: $(TOOLS)/goimports -local github.com/stocknode/stocknode -w FILE):"; echo "$$files"; exit 1; fi
 
 ## test: every test, with the race detector.
 test: vet

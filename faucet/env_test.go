@@ -15,8 +15,8 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/stocknode/stocknode/internal/httpapi"
-	"github.com/stocknode/stocknode/node/chaintest"
 	"github.com/stocknode/stocknode/node/chain"
+	"github.com/stocknode/stocknode/node/chaintest"
 	"github.com/stocknode/stocknode/node/pending"
 	"github.com/stocknode/stocknode/node/rpc"
 	"github.com/stocknode/stocknode/pool"

@@ -14,8 +14,8 @@ import (
 	"github.com/cockroachdb/pebble/vfs"
 	"github.com/ethereum/go-ethereum/common"
 
-	"github.com/stocknode/stocknode/node/chaintest"
 	"github.com/stocknode/stocknode/node/chain"
+	"github.com/stocknode/stocknode/node/chaintest"
 )
 
 func openIndex(t *testing.T, cfg Config, c *chain.Chain) *Index {

@@ -1,3 +1,5 @@
+//lint:file-ignore ST1005 a validation error starts with the Config field it is about, as callers set it
+
 package seqlog
 
 import (

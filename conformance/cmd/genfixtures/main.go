@@ -1,3 +1,5 @@
+//lint:file-ignore ST1005 C, C2 and D are the fixture chain's contract names, capitalised as in the spec's tests
+
 // Command genfixtures writes the conformance fixtures, conformance/tests/
 // {method}/{name}.io, in the execution-apis test format:
 //
