@@ -222,3 +222,19 @@ func newPrecompilePool(rules params.Rules) *sync.Pool {
 	}
 	return p
 }
+
+// install gives evm the precompiles the call's state overrides left (a
+// moved or replaced one), their BLAKE2F bound to evm until release. The
+// EVMs of one call run one at a time.
+func (env *callEnv) install(evm *vm.EVM) {
+	if env.blake != nil {
+		env.blake.evm = evm
+	}
+	evm.SetPrecompiles(env.precompiles)
+}
+
+func (env *callEnv) release() {
+	if env.blake != nil {
+		env.blake.evm = nil
+	}
+}

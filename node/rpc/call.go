@@ -18,6 +18,7 @@ import (
 
 	"github.com/stocknode/stocknode/codec"
 	"github.com/stocknode/stocknode/node/callstate"
+	"github.com/stocknode/stocknode/node/override"
 	"github.com/stocknode/stocknode/node/revert"
 	"github.com/stocknode/stocknode/pool"
 )
@@ -28,7 +29,12 @@ type callEnv struct {
 	state  *state.StateDB  // a fresh StateDB, when calls is nil
 	calls  *callstate.Pool // reusable StateDBs, when the call overrides nothing
 	header *types.Header   // the block context (a copy when overridden)
-	block  *blockOverrides
+	block  *override.Block
+	// precompiles is the set the state overrides left when they moved or
+	// replaced a precompile (nil: the fork's); blake is its BLAKE2F, bound
+	// to each EVM that runs on it.
+	precompiles vm.PrecompiledContracts
+	blake       *blake2F
 }
 
 // prepareCall parses the call object (arg 0), the block (arg 1), the state
@@ -51,29 +57,79 @@ func (s *Server) prepareCall(r *request, maxArgs int, reuse bool) (*core.Message
 		return nil, nil, err
 	}
 	env := &callEnv{view: v, header: v.header}
-	overrides := (maxArgs > 2 && r.arg(2) != nil) || (maxArgs > 3 && r.arg(3) != nil)
-	if reuse && !overrides && v.calls != nil {
+	var stateRaw, blockRaw []byte
+	if maxArgs > 2 {
+		stateRaw = r.arg(2)
+	}
+	if maxArgs > 3 {
+		blockRaw = r.arg(3)
+	}
+	if reuse && stateRaw == nil && blockRaw == nil && v.calls != nil {
 		env.calls = v.calls
 	} else if env.state, err = s.stateDB(v); err != nil {
 		return nil, nil, err
 	}
-	if maxArgs > 2 && env.state != nil {
-		if err := applyStateOverrides(r.arg(2), env.state); err != nil {
-			return nil, nil, argError(2, err)
-		}
-	}
-	if maxArgs > 3 && r.arg(3) != nil {
-		env.block = new(blockOverrides)
-		if err := json.Unmarshal(r.arg(3), env.block); err != nil {
-			return nil, nil, argError(3, err)
-		}
-		env.header = env.block.apply(types.CopyHeader(v.header))
+	if err := s.applyOverrides(env, stateRaw, blockRaw, maxArgs > 3); err != nil {
+		return nil, nil, err
 	}
 	msg, err := s.message(&r.msg, &r.call, env.header.BaseFee)
 	if err != nil {
 		return nil, nil, err
 	}
 	return msg, env, nil
+}
+
+// applyOverrides decodes the state override (arg 2) and the block override
+// (arg 3; eth_createAccessList takes none, and moves no precompile, as
+// go-ethereum's), and applies them: the block override first, since the
+// fork it sets decides which precompiles the state override finds.
+func (s *Server) applyOverrides(env *callEnv, stateRaw, blockRaw []byte, moves bool) error {
+	if stateRaw == nil && blockRaw == nil {
+		return nil
+	}
+	accounts, err := override.ParseState(stateRaw)
+	if err != nil {
+		return argError(2, err)
+	}
+	block, err := override.ParseBlock(blockRaw)
+	if err == nil {
+		err = block.ForCall()
+	}
+	if err != nil {
+		return argError(3, err)
+	}
+	if block != nil {
+		env.block = block
+		env.header = block.MakeHeader(env.header)
+	}
+	var precompiles vm.PrecompiledContracts
+	var blake *blake2F
+	if moves && accounts != nil {
+		h := env.header
+		precompiles = vm.ActivePrecompiledContracts(s.b.Chain.Config().Rules(h.Number, h.Difficulty.Sign() == 0, h.Time))
+		if _, ok := precompiles[blake2FAddress]; ok {
+			blake = new(blake2F)
+			precompiles[blake2FAddress] = blake
+		}
+	}
+	changed, err := accounts.Apply(env.state, precompiles)
+	if err != nil {
+		return overrideError(2, err)
+	}
+	if changed {
+		env.precompiles, env.blake = precompiles, blake
+	}
+	return nil
+}
+
+// overrideError is argError keeping the code of an override the
+// specification refuses with one of its own (a precompile move's).
+func overrideError(i int, err error) error {
+	var cerr *codec.Error
+	if errors.As(err, &cerr) {
+		return &codec.Error{Code: cerr.Code, Message: fmt.Sprintf("invalid argument %d: %s", i, cerr.Message)}
+	}
+	return argError(i, err)
 }
 
 // callMessage is a request's reusable message, with room for its numbers:
@@ -178,8 +234,8 @@ func (s *Server) newEVM(env *callEnv, db vm.StateDB, cfg vm.Config) *vm.EVM {
 		blockCtx = env.calls.BlockContext(func() vm.BlockContext { return s.sharedBlockContext(env.header) })
 	} else {
 		blockCtx = core.NewEVMBlockContext(env.header, bc, nil)
-		if env.block != nil {
-			env.block.applyContext(&blockCtx)
+		if o := env.block; o != nil && o.BlobBaseFee != nil {
+			blockCtx.BlobBaseFee = o.BlobBaseFee.ToInt() // no header field: MakeHeader cannot set it
 		}
 	}
 	cfg.NoBaseFee = true
@@ -205,20 +261,20 @@ func (s *Server) sharedBlockContext(header *types.Header) vm.BlockContext {
 // afterwards, or env's own.
 func (s *Server) run(task *pool.Task, env *callEnv, msg *core.Message) (*core.ExecutionResult, error) {
 	if env.calls == nil {
-		return s.execute(task, s.newEVM(env, env.state, vm.Config{}), msg)
+		return s.execute(task, env, s.newEVM(env, env.state, vm.Config{}), msg)
 	}
 	st, err := env.calls.Get(msg.From)
 	if err != nil {
 		return nil, err
 	}
 	defer env.calls.Put(st)
-	return s.execute(task, s.newEVM(env, st, vm.Config{}), msg)
+	return s.execute(task, env, s.newEVM(env, st, vm.Config{}), msg)
 }
 
 // execute applies msg as eth_call does, with geth's words for a message
 // that cannot run ("err: ... (supplied gas N)").
-func (s *Server) execute(task *pool.Task, evm *vm.EVM, msg *core.Message) (*core.ExecutionResult, error) {
-	res, err := s.apply(task, evm, msg)
+func (s *Server) execute(task *pool.Task, env *callEnv, evm *vm.EVM, msg *core.Message) (*core.ExecutionResult, error) {
+	res, err := s.apply(task, env, evm, msg)
 	if err != nil && !isCancelled(err) {
 		return nil, fmt.Errorf("err: %w (supplied gas %d)", err, msg.GasLimit)
 	}
@@ -240,9 +296,14 @@ func isCancelled(err error) bool {
 // limit, the request's deadline and the client's hang-up) is cancelled,
 // then releases evm: its stack arena goes back to go-ethereum's pool
 // instead of 32 KiB of garbage per call.
-func (s *Server) apply(task *pool.Task, evm *vm.EVM, msg *core.Message) (*core.ExecutionResult, error) {
+func (s *Server) apply(task *pool.Task, env *callEnv, evm *vm.EVM, msg *core.Message) (*core.ExecutionResult, error) {
 	defer evm.Release()
-	defer s.precompiles.install(evm).release()
+	if env.precompiles != nil {
+		env.install(evm)
+		defer env.release()
+	} else {
+		defer s.precompiles.install(evm).release()
+	}
 	if evm.Config.NoBaseFee {
 		zeroUnpaidFees(&evm.Context, msg)
 	}
@@ -431,7 +492,7 @@ func (s *Server) accessList(task *pool.Task, msg *core.Message, env *callEnv) (a
 		run := *msg
 		run.AccessList = list
 		env.state = base.Copy()
-		res, err := s.execute(task, s.newEVM(env, env.state, vm.Config{Tracer: tracer.Hooks()}), &run)
+		res, err := s.execute(task, env, s.newEVM(env, env.state, vm.Config{Tracer: tracer.Hooks()}), &run)
 		if err != nil {
 			return accessListResult{}, fmt.Errorf("failed to apply transaction: %w", err)
 		}

@@ -120,7 +120,7 @@ func (s *Server) trial(task *pool.Task, msg *core.Message, env *callEnv, gas uin
 	defer func(gas uint64) { msg.GasLimit = gas }(msg.GasLimit)
 	msg.GasLimit = gas
 	st := env.state.Copy()
-	res, err = s.apply(task, s.newEVM(env, st, vm.Config{}), msg)
+	res, err = s.apply(task, env, s.newEVM(env, st, vm.Config{}), msg)
 	if dbErr := st.Error(); dbErr != nil {
 		return true, nil, dbErr
 	}
