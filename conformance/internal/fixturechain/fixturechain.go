@@ -1,4 +1,4 @@
-// Package testchain defines the conformance suite's test chain: its genesis,
+// Package fixturechain builds the conformance suite's test chain: its genesis,
 // its keys, the test contract, and the transactions of every block. It is
 // deterministic: Generate always returns the same blocks (go-ethereum signs
 // with RFC 6979 nonces), so conformance/chain/{genesis.json,chain.rlp} can be
@@ -26,7 +26,7 @@
 //	18  A transfer; B transfer
 //	19  empty
 //	20  A C.set(45); A C.emitPair(7,8)
-package testchain
+package fixturechain
 
 import (
 	"crypto/ecdsa"
