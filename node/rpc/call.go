@@ -11,8 +11,6 @@ import (
 	"github.com/ethereum/go-ethereum/core/state"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/core/vm"
-	"github.com/ethereum/go-ethereum/crypto"
-	"github.com/ethereum/go-ethereum/eth/tracers/logger"
 	json "github.com/goccy/go-json"
 	"github.com/holiman/uint256"
 
@@ -77,59 +75,6 @@ func (s *Server) prepareCall(r *request, maxArgs int, reuse bool) (*core.Message
 		return nil, nil, err
 	}
 	return msg, env, nil
-}
-
-// applyOverrides decodes the state override (arg 2) and the block override
-// (arg 3; eth_createAccessList takes none, and moves no precompile, as
-// go-ethereum's), and applies them: the block override first, since the
-// fork it sets decides which precompiles the state override finds.
-func (s *Server) applyOverrides(env *callEnv, stateRaw, blockRaw []byte, moves bool) error {
-	if stateRaw == nil && blockRaw == nil {
-		return nil
-	}
-	accounts, err := override.ParseState(stateRaw)
-	if err != nil {
-		return argError(2, err)
-	}
-	block, err := override.ParseBlock(blockRaw)
-	if err == nil {
-		err = block.ForCall()
-	}
-	if err != nil {
-		return argError(3, err)
-	}
-	if block != nil {
-		env.block = block
-		env.header = block.MakeHeader(env.header)
-	}
-	var precompiles vm.PrecompiledContracts
-	var blake *blake2F
-	if moves && accounts != nil {
-		h := env.header
-		precompiles = vm.ActivePrecompiledContracts(s.b.Chain.Config().Rules(h.Number, h.Difficulty.Sign() == 0, h.Time))
-		if _, ok := precompiles[blake2FAddress]; ok {
-			blake = new(blake2F)
-			precompiles[blake2FAddress] = blake
-		}
-	}
-	changed, err := accounts.Apply(env.state, precompiles)
-	if err != nil {
-		return overrideError(2, err)
-	}
-	if changed {
-		env.precompiles, env.blake = precompiles, blake
-	}
-	return nil
-}
-
-// overrideError is argError keeping the code of an override the
-// specification refuses with one of its own (a precompile move's).
-func overrideError(i int, err error) error {
-	var cerr *codec.Error
-	if errors.As(err, &cerr) {
-		return &codec.Error{Code: cerr.Code, Message: fmt.Sprintf("invalid argument %d: %s", i, cerr.Message)}
-	}
-	return argError(i, err)
 }
 
 // callMessage is a request's reusable message, with room for its numbers:
@@ -407,105 +352,4 @@ func (s *Server) revertError(data []byte) *codec.Error {
 		}
 	}
 	return &codec.Error{Code: codec.CodeServer, Message: msg, Data: codec.AppendBytes(nil, data)}
-}
-
-func ethEstimateGas(s *Server, r *request) error {
-	msg, env, err := s.prepareCall(r, 4, false)
-	if err != nil {
-		return err
-	}
-	if !r.call.HasGas {
-		msg.GasLimit = 0 // let the estimator search up to the block gas limit
-	}
-	var gas uint64
-	var estErr error
-	if err := s.bounded(r, func(task *pool.Task) {
-		var revert []byte
-		gas, revert, estErr = s.estimateGas(task, msg, env)
-		if len(revert) > 0 {
-			estErr = s.revertError(revert)
-		}
-	}); err != nil {
-		return err
-	}
-	if estErr != nil {
-		return estErr
-	}
-	r.out = codec.AppendUint64(r.out, gas)
-	return nil
-}
-
-// accessListResult is eth_createAccessList's answer.
-type accessListResult struct {
-	AccessList types.AccessList `json:"accessList"`
-	GasUsed    hexUint64        `json:"gasUsed"`
-	Error      string           `json:"error,omitempty"`
-}
-
-func ethCreateAccessList(s *Server, r *request) error {
-	msg, env, err := s.prepareCall(r, 3, false)
-	if err != nil {
-		return err
-	}
-	var result accessListResult
-	var listErr error
-	if err := s.bounded(r, func(task *pool.Task) { result, listErr = s.accessList(task, msg, env) }); err != nil {
-		return err
-	}
-	if listErr != nil {
-		return listErr
-	}
-	return r.writeJSON(result)
-}
-
-// accessList runs the message until the access list it touches is stable
-// (geth's AccessList): each run starts from the list the previous run
-// recorded, and the answer is the list that reproduced itself.
-func (s *Server) accessList(task *pool.Task, msg *core.Message, env *callEnv) (accessListResult, error) {
-	exclude := map[common.Address]struct{}{msg.From: {}}
-	if msg.To != nil {
-		exclude[*msg.To] = struct{}{}
-	} else {
-		exclude[crypto.CreateAddress(msg.From, env.state.GetNonce(msg.From))] = struct{}{}
-	}
-	rules := s.b.Chain.Config().Rules(env.header.Number, true, env.header.Time)
-	for _, p := range vm.ActivePrecompiles(rules) {
-		exclude[p] = struct{}{}
-	}
-	chainID := s.b.Chain.Config().ChainID
-	for _, auth := range msg.SetCodeAuthorizations {
-		if (!auth.ChainID.IsZero() && auth.ChainID.CmpBig(chainID) != 0) || auth.Nonce+1 < auth.Nonce {
-			continue
-		}
-		if authority, err := auth.Authority(); err == nil {
-			exclude[authority] = struct{}{}
-		}
-	}
-	base := env.state.Copy()
-	prev := logger.NewAccessListTracer(msg.AccessList, exclude)
-	for {
-		if err := task.Err(); err != nil {
-			return accessListResult{}, fmt.Errorf("access list not stable: %w", s.aborted(err))
-		}
-		list := prev.AccessList()
-		tracer := logger.NewAccessListTracer(list, exclude)
-		run := *msg
-		run.AccessList = list
-		env.state = base.Copy()
-		res, err := s.execute(task, env, s.newEVM(env, env.state, vm.Config{Tracer: tracer.Hooks()}), &run)
-		if err != nil {
-			return accessListResult{}, fmt.Errorf("failed to apply transaction: %w", err)
-		}
-		if tracer.Equal(prev) {
-			out := accessListResult{AccessList: list, GasUsed: hexUint64(res.UsedGas)}
-			if out.AccessList == nil {
-				out.AccessList = types.AccessList{}
-			}
-			if res.Err != nil {
-				out.Error = res.Err.Error()
-			}
-			return out, nil
-		}
-		prev = tracer
-	}
 }
