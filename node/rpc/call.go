@@ -29,10 +29,9 @@ type callEnv struct {
 	header *types.Header   // the block context (a copy when overridden)
 	block  *override.Block
 	// precompiles is the set the state overrides left when they moved or
-	// replaced a precompile (nil: the fork's); blake is its BLAKE2F, bound
-	// to each EVM that runs on it.
-	precompiles vm.PrecompiledContracts
-	blake       *blake2F
+	// replaced a precompile; nil: the fork's. (A pointer: the environment
+	// of a call without overrides stays in its allocation size class.)
+	precompiles *overridden
 }
 
 // prepareCall parses the call object (arg 0), the block (arg 1), the state
@@ -243,9 +242,9 @@ func isCancelled(err error) bool {
 // instead of 32 KiB of garbage per call.
 func (s *Server) apply(task *pool.Task, env *callEnv, evm *vm.EVM, msg *core.Message) (*core.ExecutionResult, error) {
 	defer evm.Release()
-	if env.precompiles != nil {
-		env.install(evm)
-		defer env.release()
+	if o := env.precompiles; o != nil {
+		o.install(evm)
+		defer o.release()
 	} else {
 		defer s.precompiles.install(evm).release()
 	}

@@ -48,7 +48,7 @@ func (s *Server) applyOverrides(env *callEnv, stateRaw, blockRaw []byte, moves b
 		return overrideError(2, err)
 	}
 	if changed {
-		env.precompiles, env.blake = precompiles, blake
+		env.precompiles = &overridden{contracts: precompiles, blake: blake}
 	}
 	return nil
 }
