@@ -95,7 +95,7 @@ func ParseState(raw []byte) (State, error) {
 // the moves the specification refuses (CodeMoveToItself,
 // CodeMoveToSameAddress); st is untouched then.
 func (o State) Apply(st *state.StateDB, precompiles vm.PrecompiledContracts) (bool, error) {
-	if o == nil {
+	if len(o) == 0 {
 		return false, nil
 	}
 	addrs := slices.SortedFunc(maps.Keys(o), common.Address.Cmp)
@@ -123,7 +123,7 @@ func (o State) Apply(st *state.StateDB, precompiles vm.PrecompiledContracts) (bo
 			st.SetCode(addr, *account.Code, tracing.CodeChangeUnspecified)
 		}
 		if account.Balance != nil {
-			balance, _ := uint256.FromBig(account.Balance.ToInt()) // check refused > 256 bits
+			balance, _ := uint256.FromBig(account.Balance.ToInt()) // check refused > 256 bits and < 0
 			st.SetBalance(addr, balance, tracing.BalanceChangeUnspecified)
 		}
 		if account.State != nil {
@@ -151,8 +151,8 @@ func (o State) check(addrs []common.Address, precompiles vm.PrecompiledContracts
 		if account.State != nil && account.StateDiff != nil {
 			return invalidParams("account %s has both 'state' and 'stateDiff'", addr.Hex())
 		}
-		if account.Balance != nil && (account.Balance.ToInt().Sign() < 0 || account.Balance.ToInt().BitLen() > 256) {
-			return invalidParams("account %s: balance out of range", addr.Hex()) // only from Go: decoding refuses it
+		if b := account.Balance; b != nil && (b.ToInt().Sign() < 0 || b.ToInt().BitLen() > 256) {
+			return invalidParams("account %s: balance out of range", addr.Hex()) // decoding refuses it; a set made in Go may not
 		}
 		if account.MoveTo == nil {
 			continue
@@ -183,10 +183,10 @@ func (o State) check(addrs []common.Address, precompiles vm.PrecompiledContracts
 }
 
 // Block replaces fields of the block a call runs in. Number is the
-// specification's uint64. BeaconRoot and Withdrawals make sense only for
-// the blocks of eth_simulateV1; the methods that run one call refuse them
-// (ForCall), as go-ethereum does, and so does Difficulty after the merge
-// in eth_simulateV1.
+// specification's uint64. BeaconRoot and Withdrawals belong to
+// eth_simulateV1's blocks only: the methods that run one call refuse them
+// (ForCall), as go-ethereum does. Difficulty changes nothing after the
+// merge (eth_simulateV1 refuses it there).
 type Block struct {
 	Number        *hexutil.Uint64   `json:"number"`
 	Difficulty    *hexutil.Big      `json:"difficulty"`
