@@ -18,6 +18,8 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/params"
 	"github.com/holiman/uint256"
+
+	"github.com/stocknode/stocknode/node/chainconfig"
 )
 
 // testChain runs transactions against a state made from Predeploys(), one
@@ -43,31 +45,7 @@ type result struct {
 
 const testChainID = 84538453
 
-func pragueConfig() *params.ChainConfig {
-	zero := uint64(0)
-	return &params.ChainConfig{
-		ChainID:                 big.NewInt(testChainID),
-		HomesteadBlock:          big.NewInt(0),
-		EIP150Block:             big.NewInt(0),
-		EIP155Block:             big.NewInt(0),
-		EIP158Block:             big.NewInt(0),
-		ByzantiumBlock:          big.NewInt(0),
-		ConstantinopleBlock:     big.NewInt(0),
-		PetersburgBlock:         big.NewInt(0),
-		IstanbulBlock:           big.NewInt(0),
-		BerlinBlock:             big.NewInt(0),
-		LondonBlock:             big.NewInt(0),
-		MergeNetsplitBlock:      big.NewInt(0),
-		TerminalTotalDifficulty: big.NewInt(0),
-		ShanghaiTime:            &zero,
-		CancunTime:              &zero,
-		PragueTime:              &zero,
-		BlobScheduleConfig: &params.BlobScheduleConfig{
-			Cancun: params.DefaultCancunBlobConfig,
-			Prague: params.DefaultPragueBlobConfig,
-		},
-	}
-}
+func pragueConfig() *params.ChainConfig { return chainconfig.Prague(big.NewInt(testChainID)) }
 
 func newTestChain(t *testing.T) *testChain {
 	t.Helper()

@@ -15,6 +15,7 @@ import (
 	"github.com/ethereum/go-ethereum/params"
 
 	"github.com/stocknode/stocknode/contracts"
+	"github.com/stocknode/stocknode/node/chainconfig"
 )
 
 const (
@@ -53,32 +54,7 @@ var (
 // through Prague active at genesis, Osaka and later off, proof of stake from
 // genesis.
 func PreviewConfig() *params.ChainConfig {
-	zero := uint64(0)
-	return &params.ChainConfig{
-		ChainID:                 big.NewInt(PreviewChainID),
-		HomesteadBlock:          big.NewInt(0),
-		EIP150Block:             big.NewInt(0),
-		EIP155Block:             big.NewInt(0),
-		EIP158Block:             big.NewInt(0),
-		ByzantiumBlock:          big.NewInt(0),
-		ConstantinopleBlock:     big.NewInt(0),
-		PetersburgBlock:         big.NewInt(0),
-		IstanbulBlock:           big.NewInt(0),
-		MuirGlacierBlock:        big.NewInt(0),
-		BerlinBlock:             big.NewInt(0),
-		LondonBlock:             big.NewInt(0),
-		ArrowGlacierBlock:       big.NewInt(0),
-		GrayGlacierBlock:        big.NewInt(0),
-		MergeNetsplitBlock:      big.NewInt(0),
-		TerminalTotalDifficulty: big.NewInt(0),
-		ShanghaiTime:            &zero,
-		CancunTime:              &zero,
-		PragueTime:              &zero,
-		BlobScheduleConfig: &params.BlobScheduleConfig{
-			Cancun: params.DefaultCancunBlobConfig,
-			Prague: params.DefaultPragueBlobConfig,
-		},
-	}
+	return chainconfig.Prague(big.NewInt(PreviewChainID))
 }
 
 // PreviewGenesis is the built-in genesis of the preview network: the ten

@@ -32,6 +32,8 @@ import (
 	"github.com/ethereum/go-ethereum/params"
 	"github.com/ethereum/go-ethereum/rlp"
 	"github.com/holiman/uint256"
+
+	"github.com/stocknode/stocknode/node/chainconfig"
 )
 
 // The transition chain: PoW blocks 1..7, proof of stake from block 8 on, and
@@ -76,33 +78,14 @@ func testKey(seed string) *ecdsa.PrivateKey {
 // (fresh because core may fill in defaults on the value it is given).
 func transitionGenesis() *core.Genesis {
 	shanghai, cancun, prague := uint64(tcShanghai), uint64(tcCancun), uint64(tcPrague)
-	config := &params.ChainConfig{
-		ChainID:             big.NewInt(tcChainID),
-		HomesteadBlock:      big.NewInt(0),
-		EIP150Block:         big.NewInt(0),
-		EIP155Block:         big.NewInt(0),
-		EIP158Block:         big.NewInt(0),
-		ByzantiumBlock:      big.NewInt(0),
-		ConstantinopleBlock: big.NewInt(0),
-		PetersburgBlock:     big.NewInt(0),
-		IstanbulBlock:       big.NewInt(0),
-		MuirGlacierBlock:    big.NewInt(0),
-		BerlinBlock:         big.NewInt(0),
-		LondonBlock:         big.NewInt(0),
-		ArrowGlacierBlock:   big.NewInt(0),
-		GrayGlacierBlock:    big.NewInt(0),
-		MergeNetsplitBlock:  big.NewInt(tcMergeBlock),
-		// Total difficulty of the terminal PoW block (genesis + 7 blocks).
-		TerminalTotalDifficulty: big.NewInt(tcMergeBlock * tcPoWDiff),
-		ShanghaiTime:            &shanghai,
-		CancunTime:              &cancun,
-		PragueTime:              &prague,
-		BlobScheduleConfig: &params.BlobScheduleConfig{
-			Cancun: params.DefaultCancunBlobConfig,
-			Prague: params.DefaultPragueBlobConfig,
-		},
-		Ethash: new(params.EthashConfig),
-	}
+	// Every fork before the merge at genesis; then the merge, Shanghai,
+	// Cancun and Prague in turn.
+	config := chainconfig.Prague(big.NewInt(tcChainID))
+	config.MergeNetsplitBlock = big.NewInt(tcMergeBlock)
+	// Total difficulty of the terminal PoW block (genesis + 7 blocks).
+	config.TerminalTotalDifficulty = big.NewInt(tcMergeBlock * tcPoWDiff)
+	config.ShanghaiTime, config.CancunTime, config.PragueTime = &shanghai, &cancun, &prague
+	config.Ethash = new(params.EthashConfig)
 	funds := new(big.Int).Mul(big.NewInt(1000), big.NewInt(params.Ether))
 	alloc := types.GenesisAlloc{
 		tcAddrA: {Balance: funds},

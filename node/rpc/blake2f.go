@@ -222,3 +222,25 @@ func newPrecompilePool(rules params.Rules) *sync.Pool {
 	}
 	return p
 }
+
+// overridden is a precompile set a call's state overrides changed (a
+// precompile moved or replaced), with its BLAKE2F if it has one.
+type overridden struct {
+	contracts vm.PrecompiledContracts
+	blake     *blake2F
+}
+
+// install gives evm the set, its BLAKE2F bound to evm until release. The
+// EVMs of one call run one at a time.
+func (o *overridden) install(evm *vm.EVM) {
+	if o.blake != nil {
+		o.blake.evm = evm
+	}
+	evm.SetPrecompiles(o.contracts)
+}
+
+func (o *overridden) release() {
+	if o.blake != nil {
+		o.blake.evm = nil
+	}
+}

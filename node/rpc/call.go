@@ -1,6 +1,7 @@
 package rpc
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -11,13 +12,11 @@ import (
 	"github.com/ethereum/go-ethereum/core/state"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/core/vm"
-	"github.com/ethereum/go-ethereum/crypto"
-	"github.com/ethereum/go-ethereum/eth/tracers/logger"
-	json "github.com/goccy/go-json"
 	"github.com/holiman/uint256"
 
 	"github.com/stocknode/stocknode/codec"
 	"github.com/stocknode/stocknode/node/callstate"
+	"github.com/stocknode/stocknode/node/override"
 	"github.com/stocknode/stocknode/node/revert"
 	"github.com/stocknode/stocknode/pool"
 )
@@ -28,7 +27,11 @@ type callEnv struct {
 	state  *state.StateDB  // a fresh StateDB, when calls is nil
 	calls  *callstate.Pool // reusable StateDBs, when the call overrides nothing
 	header *types.Header   // the block context (a copy when overridden)
-	block  *blockOverrides
+	block  *override.Block
+	// precompiles is the set the state overrides left when they moved or
+	// replaced a precompile; nil: the fork's. (A pointer: the environment
+	// of a call without overrides stays in its allocation size class.)
+	precompiles *overridden
 }
 
 // prepareCall parses the call object (arg 0), the block (arg 1), the state
@@ -51,23 +54,20 @@ func (s *Server) prepareCall(r *request, maxArgs int, reuse bool) (*core.Message
 		return nil, nil, err
 	}
 	env := &callEnv{view: v, header: v.header}
-	overrides := (maxArgs > 2 && r.arg(2) != nil) || (maxArgs > 3 && r.arg(3) != nil)
-	if reuse && !overrides && v.calls != nil {
+	var stateRaw, blockRaw []byte
+	if maxArgs > 2 {
+		stateRaw = r.arg(2)
+	}
+	if maxArgs > 3 {
+		blockRaw = r.arg(3)
+	}
+	if reuse && stateRaw == nil && blockRaw == nil && v.calls != nil {
 		env.calls = v.calls
 	} else if env.state, err = s.stateDB(v); err != nil {
 		return nil, nil, err
 	}
-	if maxArgs > 2 && env.state != nil {
-		if err := applyStateOverrides(r.arg(2), env.state); err != nil {
-			return nil, nil, argError(2, err)
-		}
-	}
-	if maxArgs > 3 && r.arg(3) != nil {
-		env.block = new(blockOverrides)
-		if err := json.Unmarshal(r.arg(3), env.block); err != nil {
-			return nil, nil, argError(3, err)
-		}
-		env.header = env.block.apply(types.CopyHeader(v.header))
+	if err := s.applyOverrides(env, stateRaw, blockRaw, maxArgs > 3); err != nil {
+		return nil, nil, err
 	}
 	msg, err := s.message(&r.msg, &r.call, env.header.BaseFee)
 	if err != nil {
@@ -178,8 +178,8 @@ func (s *Server) newEVM(env *callEnv, db vm.StateDB, cfg vm.Config) *vm.EVM {
 		blockCtx = env.calls.BlockContext(func() vm.BlockContext { return s.sharedBlockContext(env.header) })
 	} else {
 		blockCtx = core.NewEVMBlockContext(env.header, bc, nil)
-		if env.block != nil {
-			env.block.applyContext(&blockCtx)
+		if o := env.block; o != nil && o.BlobBaseFee != nil {
+			blockCtx.BlobBaseFee = o.BlobBaseFee.ToInt() // no header field: MakeHeader cannot set it
 		}
 	}
 	cfg.NoBaseFee = true
@@ -205,20 +205,20 @@ func (s *Server) sharedBlockContext(header *types.Header) vm.BlockContext {
 // afterwards, or env's own.
 func (s *Server) run(task *pool.Task, env *callEnv, msg *core.Message) (*core.ExecutionResult, error) {
 	if env.calls == nil {
-		return s.execute(task, s.newEVM(env, env.state, vm.Config{}), msg)
+		return s.execute(task, env, s.newEVM(env, env.state, vm.Config{}), msg)
 	}
 	st, err := env.calls.Get(msg.From)
 	if err != nil {
 		return nil, err
 	}
 	defer env.calls.Put(st)
-	return s.execute(task, s.newEVM(env, st, vm.Config{}), msg)
+	return s.execute(task, env, s.newEVM(env, st, vm.Config{}), msg)
 }
 
 // execute applies msg as eth_call does, with geth's words for a message
 // that cannot run ("err: ... (supplied gas N)").
-func (s *Server) execute(task *pool.Task, evm *vm.EVM, msg *core.Message) (*core.ExecutionResult, error) {
-	res, err := s.apply(task, evm, msg)
+func (s *Server) execute(task *pool.Task, env *callEnv, evm *vm.EVM, msg *core.Message) (*core.ExecutionResult, error) {
+	res, err := s.apply(task, env, evm, msg)
 	if err != nil && !isCancelled(err) {
 		return nil, fmt.Errorf("err: %w (supplied gas %d)", err, msg.GasLimit)
 	}
@@ -240,9 +240,14 @@ func isCancelled(err error) bool {
 // limit, the request's deadline and the client's hang-up) is cancelled,
 // then releases evm: its stack arena goes back to go-ethereum's pool
 // instead of 32 KiB of garbage per call.
-func (s *Server) apply(task *pool.Task, evm *vm.EVM, msg *core.Message) (*core.ExecutionResult, error) {
+func (s *Server) apply(task *pool.Task, env *callEnv, evm *vm.EVM, msg *core.Message) (*core.ExecutionResult, error) {
 	defer evm.Release()
-	defer s.precompiles.install(evm).release()
+	if o := env.precompiles; o != nil {
+		o.install(evm)
+		defer o.release()
+	} else {
+		defer s.precompiles.install(evm).release()
+	}
 	if evm.Config.NoBaseFee {
 		zeroUnpaidFees(&evm.Context, msg)
 	}
@@ -346,105 +351,4 @@ func (s *Server) revertError(data []byte) *codec.Error {
 		}
 	}
 	return &codec.Error{Code: codec.CodeServer, Message: msg, Data: codec.AppendBytes(nil, data)}
-}
-
-func ethEstimateGas(s *Server, r *request) error {
-	msg, env, err := s.prepareCall(r, 4, false)
-	if err != nil {
-		return err
-	}
-	if !r.call.HasGas {
-		msg.GasLimit = 0 // let the estimator search up to the block gas limit
-	}
-	var gas uint64
-	var estErr error
-	if err := s.bounded(r, func(task *pool.Task) {
-		var revert []byte
-		gas, revert, estErr = s.estimateGas(task, msg, env)
-		if len(revert) > 0 {
-			estErr = s.revertError(revert)
-		}
-	}); err != nil {
-		return err
-	}
-	if estErr != nil {
-		return estErr
-	}
-	r.out = codec.AppendUint64(r.out, gas)
-	return nil
-}
-
-// accessListResult is eth_createAccessList's answer.
-type accessListResult struct {
-	AccessList types.AccessList `json:"accessList"`
-	GasUsed    hexUint64        `json:"gasUsed"`
-	Error      string           `json:"error,omitempty"`
-}
-
-func ethCreateAccessList(s *Server, r *request) error {
-	msg, env, err := s.prepareCall(r, 3, false)
-	if err != nil {
-		return err
-	}
-	var result accessListResult
-	var listErr error
-	if err := s.bounded(r, func(task *pool.Task) { result, listErr = s.accessList(task, msg, env) }); err != nil {
-		return err
-	}
-	if listErr != nil {
-		return listErr
-	}
-	return r.writeJSON(result)
-}
-
-// accessList runs the message until the access list it touches is stable
-// (geth's AccessList): each run starts from the list the previous run
-// recorded, and the answer is the list that reproduced itself.
-func (s *Server) accessList(task *pool.Task, msg *core.Message, env *callEnv) (accessListResult, error) {
-	exclude := map[common.Address]struct{}{msg.From: {}}
-	if msg.To != nil {
-		exclude[*msg.To] = struct{}{}
-	} else {
-		exclude[crypto.CreateAddress(msg.From, env.state.GetNonce(msg.From))] = struct{}{}
-	}
-	rules := s.b.Chain.Config().Rules(env.header.Number, true, env.header.Time)
-	for _, p := range vm.ActivePrecompiles(rules) {
-		exclude[p] = struct{}{}
-	}
-	chainID := s.b.Chain.Config().ChainID
-	for _, auth := range msg.SetCodeAuthorizations {
-		if (!auth.ChainID.IsZero() && auth.ChainID.CmpBig(chainID) != 0) || auth.Nonce+1 < auth.Nonce {
-			continue
-		}
-		if authority, err := auth.Authority(); err == nil {
-			exclude[authority] = struct{}{}
-		}
-	}
-	base := env.state.Copy()
-	prev := logger.NewAccessListTracer(msg.AccessList, exclude)
-	for {
-		if err := task.Err(); err != nil {
-			return accessListResult{}, fmt.Errorf("access list not stable: %w", s.aborted(err))
-		}
-		list := prev.AccessList()
-		tracer := logger.NewAccessListTracer(list, exclude)
-		run := *msg
-		run.AccessList = list
-		env.state = base.Copy()
-		res, err := s.execute(task, s.newEVM(env, env.state, vm.Config{Tracer: tracer.Hooks()}), &run)
-		if err != nil {
-			return accessListResult{}, fmt.Errorf("failed to apply transaction: %w", err)
-		}
-		if tracer.Equal(prev) {
-			out := accessListResult{AccessList: list, GasUsed: hexUint64(res.UsedGas)}
-			if out.AccessList == nil {
-				out.AccessList = types.AccessList{}
-			}
-			if res.Err != nil {
-				out.Error = res.Err.Error()
-			}
-			return out, nil
-		}
-		prev = tracer
-	}
 }

@@ -9,8 +9,37 @@ import (
 	"github.com/ethereum/go-ethereum/params"
 	"github.com/holiman/uint256"
 
+	"github.com/stocknode/stocknode/codec"
 	"github.com/stocknode/stocknode/pool"
 )
+
+// ethEstimateGas answers the least gas (within estimateErrorRatio) with
+// which the call does not fail, or why it always fails.
+func ethEstimateGas(s *Server, r *request) error {
+	msg, env, err := s.prepareCall(r, 4, false)
+	if err != nil {
+		return err
+	}
+	if !r.call.HasGas {
+		msg.GasLimit = 0 // let the estimator search up to the block gas limit
+	}
+	var gas uint64
+	var estErr error
+	if err := s.bounded(r, func(task *pool.Task) {
+		var revert []byte
+		gas, revert, estErr = s.estimateGas(task, msg, env)
+		if len(revert) > 0 {
+			estErr = s.revertError(revert)
+		}
+	}); err != nil {
+		return err
+	}
+	if estErr != nil {
+		return estErr
+	}
+	r.out = codec.AppendUint64(r.out, gas)
+	return nil
+}
 
 // estimateErrorRatio is geth's estimateGasErrorRatio: an estimate within
 // 1.5% above the least gas that works is good enough (wallets add 20-25%).
@@ -120,7 +149,7 @@ func (s *Server) trial(task *pool.Task, msg *core.Message, env *callEnv, gas uin
 	defer func(gas uint64) { msg.GasLimit = gas }(msg.GasLimit)
 	msg.GasLimit = gas
 	st := env.state.Copy()
-	res, err = s.apply(task, s.newEVM(env, st, vm.Config{}), msg)
+	res, err = s.apply(task, env, s.newEVM(env, st, vm.Config{}), msg)
 	if dbErr := st.Error(); dbErr != nil {
 		return true, nil, dbErr
 	}

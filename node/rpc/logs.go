@@ -1,13 +1,13 @@
 package rpc
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
-	json "github.com/goccy/go-json"
 
 	"github.com/stocknode/stocknode/codec"
 	"github.com/stocknode/stocknode/node/pending"
@@ -47,7 +47,7 @@ type rawLogFilter struct {
 	Topics    []json.RawMessage `json:"topics"`
 }
 
-// ParseLogFilter decodes a filter object (cold path: goccy/go-json).
+// ParseLogFilter decodes a filter object (cold path: encoding/json).
 func ParseLogFilter(raw []byte) (*LogFilter, error) {
 	var in rawLogFilter
 	if err := json.Unmarshal(raw, &in); err != nil {

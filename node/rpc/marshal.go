@@ -1,17 +1,17 @@
 package rpc
 
 import (
+	"encoding/json"
 	"math/big"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/params"
-	json "github.com/goccy/go-json"
 )
 
 // The objects here are the cold, complex results (blocks, transactions,
-// receipts, logs), encoded with goccy/go-json in the shapes and with the
+// receipts, logs), encoded with encoding/json in the shapes and with the
 // fields current geth returns (internal/ethapi RPCMarshalBlock,
 // newRPCTransaction, MarshalReceipt).
 

@@ -119,7 +119,7 @@ func (s *Server) traceCallMessage(r *request, cfg *tracing.CallConfig, header *t
 	rules := config.Rules(vmctx.BlockNumber, vmctx.Random != nil, vmctx.Time)
 	precompiles, err := cfg.ApplyState(st, rules)
 	if err != nil {
-		return nil, argError(2, err)
+		return nil, overrideError(2, err)
 	}
 	msg, err := s.message(&r.msg, &r.call, vmctx.BaseFee)
 	if err != nil {

@@ -2,13 +2,13 @@ package rpc
 
 import (
 	"cmp"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strconv"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
-	json "github.com/goccy/go-json"
 
 	"github.com/stocknode/stocknode/codec"
 )

@@ -96,7 +96,7 @@ func (sim *simulator) openBlock(block *BlockStateCall, header, parent *types.Hea
 	if sim.cfg.Precompiles != nil {
 		sim.cfg.Precompiles(evm, precompiles)
 	}
-	if err := block.StateOverrides.apply(sim.state, precompiles); err != nil {
+	if _, err := block.StateOverrides.Apply(sim.state, precompiles); err != nil {
 		evm.Release()
 		return nil, err
 	}

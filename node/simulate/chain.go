@@ -17,6 +17,8 @@ import (
 	"github.com/ethereum/go-ethereum/consensus"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/params"
+
+	"github.com/stocknode/stocknode/node/override"
 )
 
 // gethBlockTime is geth's spacing of simulated blocks, used when the chain
@@ -73,7 +75,7 @@ func (sim *simulator) sanitizeChain(blocks []BlockStateCall) ([]BlockStateCall, 
 		clk.first = &p.Header.Time
 	}
 	for _, block := range blocks {
-		o := new(BlockOverrides)
+		o := new(override.Block)
 		if block.BlockOverrides != nil {
 			*o = *block.BlockOverrides
 		}
@@ -94,7 +96,7 @@ func (sim *simulator) sanitizeChain(blocks []BlockStateCall) ([]BlockStateCall, 
 			if !ok {
 				return nil, invalidParams("block %d: timestamp overflows", n)
 			}
-			res = append(res, BlockStateCall{BlockOverrides: &BlockOverrides{Number: newHex64(n), Time: newHex64(t)}})
+			res = append(res, BlockStateCall{BlockOverrides: &override.Block{Number: newHex64(n), Time: newHex64(t)}})
 			prevTime = t
 		}
 		prevNumber = number
@@ -163,27 +165,11 @@ func (sim *simulator) makeHeaders(blocks []BlockStateCall) ([]*types.Header, err
 			slot := *prev.SlotNumber + 1
 			h.SlotNumber = &slot
 		}
-		o.applyTo(h)
+		o.SetHeader(h)
 		res[i] = h
 		prev = h
 	}
 	return res, nil
-}
-
-// applyTo sets the header fields the overrides give.
-func (o *BlockOverrides) applyTo(h *types.Header) {
-	if o.GasLimit != nil {
-		h.GasLimit = uint64(*o.GasLimit)
-	}
-	if o.FeeRecipient != nil {
-		h.Coinbase = *o.FeeRecipient
-	}
-	if o.PrevRandao != nil {
-		h.MixDigest = *o.PrevRandao
-	}
-	if o.BaseFeePerGas != nil {
-		h.BaseFee = o.BaseFeePerGas.ToInt()
-	}
 }
 
 // chainContext resolves headers for BLOCKHASH and the engine: the base,

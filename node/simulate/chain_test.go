@@ -11,6 +11,7 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 
 	"github.com/stocknode/stocknode/codec"
+	"github.com/stocknode/stocknode/node/override"
 )
 
 // Blocks without a number follow their parent; blocks without a time are
@@ -59,7 +60,7 @@ func TestSanitizeChain(t *testing.T) {
 			}
 			in := make([]BlockStateCall, len(tt.blocks))
 			for i, b := range tt.blocks {
-				in[i].BlockOverrides = &BlockOverrides{Number: (*hexutil.Uint64)(b.number), Time: (*hexutil.Uint64)(b.time)}
+				in[i].BlockOverrides = &override.Block{Number: (*hexutil.Uint64)(b.number), Time: (*hexutil.Uint64)(b.time)}
 			}
 			out, err := sim.sanitizeChain(in)
 			if tt.code != 0 {
@@ -87,7 +88,7 @@ func TestSanitizeChain(t *testing.T) {
 // Simulations share nothing: the input blocks' overrides stay as given.
 func TestSanitizeChainLeavesInput(t *testing.T) {
 	sim := &simulator{cfg: &Config{}, base: Base{Header: &types.Header{Number: big.NewInt(1), Time: 100}}}
-	o := &BlockOverrides{}
+	o := &override.Block{}
 	if _, err := sim.sanitizeChain([]BlockStateCall{{BlockOverrides: o}}); err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/ethereum/go-ethereum/core/vm"
 
 	"github.com/stocknode/stocknode/codec"
+	"github.com/stocknode/stocknode/node/override"
 )
 
 // The error codes of eth_simulateV1 (execution-apis src/eth/execute.yaml).
@@ -21,8 +22,8 @@ const (
 	CodeBlockGasLimit      = -38015
 	CodeBlockNumberOrder   = -38020
 	CodeBlockTimeOrder     = -38021
-	CodeMoveToItself       = -38022
-	CodeMoveToSameAddress  = -38023
+	CodeMoveToItself       = override.CodeMoveToItself      // -38022
+	CodeMoveToSameAddress  = override.CodeMoveToSameAddress // -38023
 	CodeSenderNotEOA       = -38024
 	CodeMaxInitCodeSize    = -38025
 	CodeClientLimit        = -38026

@@ -1,18 +1,11 @@
 package simulate
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"maps"
-	"slices"
-
-	"github.com/ethereum/go-ethereum/common"
-	"github.com/ethereum/go-ethereum/common/hexutil"
-	"github.com/ethereum/go-ethereum/core/types"
-	gojson "github.com/goccy/go-json"
 
 	"github.com/stocknode/stocknode/codec"
+	"github.com/stocknode/stocknode/node/override"
 )
 
 // Payload is eth_simulateV1's first parameter (the spec's EthSimulatePayload).
@@ -25,38 +18,10 @@ type Payload struct {
 
 // BlockStateCall is one simulated block: its overrides and its calls.
 type BlockStateCall struct {
-	BlockOverrides *BlockOverrides
-	StateOverrides StateOverride
+	BlockOverrides *override.Block
+	StateOverrides override.State
 	Calls          []codec.CallArgs
 }
-
-// BlockOverrides replaces fields of a simulated block's header (geth's
-// override.BlockOverrides with the spec's uint64 number).
-type BlockOverrides struct {
-	Number        *hexutil.Uint64   `json:"number"`
-	Difficulty    *hexutil.Big      `json:"difficulty"` // refused after the merge, as geth
-	Time          *hexutil.Uint64   `json:"time"`
-	GasLimit      *hexutil.Uint64   `json:"gasLimit"`
-	FeeRecipient  *common.Address   `json:"feeRecipient"`
-	PrevRandao    *common.Hash      `json:"prevRandao"`
-	BaseFeePerGas *hexutil.Big      `json:"baseFeePerGas"`
-	BlobBaseFee   *hexutil.Big      `json:"blobBaseFee"`
-	BeaconRoot    *common.Hash      `json:"beaconRoot"`
-	Withdrawals   types.Withdrawals `json:"withdrawals"`
-}
-
-// AccountOverride replaces parts of one account before a block's calls run.
-type AccountOverride struct {
-	Nonce     *hexutil.Uint64             `json:"nonce"`
-	Code      *hexutil.Bytes              `json:"code"`
-	Balance   *hexutil.Big                `json:"balance"`
-	State     map[common.Hash]common.Hash `json:"state"`
-	StateDiff map[common.Hash]common.Hash `json:"stateDiff"`
-	MoveTo    *common.Address             `json:"movePrecompileToAddress"`
-}
-
-// StateOverride is a block's account overrides by address.
-type StateOverride map[common.Address]AccountOverride
 
 // Limits bound one simulation.
 type Limits struct {
@@ -78,12 +43,12 @@ func (l Limits) blocks() int {
 }
 
 // rawPayload is the wire shape: calls stay raw for codec.ParseCallArgs, the
-// overrides raw for a strict decoding that names unknown keys.
+// overrides raw for package override's strict decoding.
 type rawPayload struct {
 	BlockStateCalls []struct {
-		BlockOverrides gojson.RawMessage                    `json:"blockOverrides"`
-		StateOverrides map[common.Address]gojson.RawMessage `json:"stateOverrides"`
-		Calls          []gojson.RawMessage                  `json:"calls"`
+		BlockOverrides json.RawMessage   `json:"blockOverrides"`
+		StateOverrides json.RawMessage   `json:"stateOverrides"`
+		Calls          []json.RawMessage `json:"calls"`
 	} `json:"blockStateCalls"`
 	TraceTransfers         bool `json:"traceTransfers"`
 	Validation             bool `json:"validation"`
@@ -95,7 +60,7 @@ type rawPayload struct {
 // -38026 for a limit, naming the flag (blocksFlag, callsFlag) that sets it.
 func ParsePayload(raw []byte, limits Limits, blocksFlag, callsFlag string) (*Payload, error) {
 	var in rawPayload
-	if err := gojson.Unmarshal(raw, &in); err != nil {
+	if err := json.Unmarshal(raw, &in); err != nil {
 		return nil, invalidParams("invalid argument 0: %v", err)
 	}
 	n := len(in.BlockStateCalls)
@@ -126,28 +91,16 @@ func ParsePayload(raw []byte, limits Limits, blocksFlag, callsFlag string) (*Pay
 	return p, nil
 }
 
-func (b *BlockStateCall) decode(overrides gojson.RawMessage, accounts map[common.Address]gojson.RawMessage, calls []gojson.RawMessage) error {
-	if isSet(overrides) {
-		b.BlockOverrides = new(BlockOverrides)
-		if err := strictDecode(overrides, b.BlockOverrides); err != nil {
-			return fmt.Errorf("blockOverrides: %w", err)
-		}
-		if len(b.BlockOverrides.Withdrawals) > maxWithdrawalsPerBlock {
-			return fmt.Errorf("blockOverrides: %d withdrawals, at most %d", len(b.BlockOverrides.Withdrawals), maxWithdrawalsPerBlock)
-		}
+func (b *BlockStateCall) decode(blockOverrides, stateOverrides json.RawMessage, calls []json.RawMessage) error {
+	var err error
+	if b.BlockOverrides, err = override.ParseBlock(blockOverrides); err != nil {
+		return fmt.Errorf("blockOverrides: %w", err)
 	}
-	if len(accounts) > 0 {
-		b.StateOverrides = make(StateOverride, len(accounts))
-		// Sorted, so that of several bad accounts the error names the same one.
-		for _, addr := range slices.SortedFunc(maps.Keys(accounts), common.Address.Cmp) {
-			var o AccountOverride
-			if raw := accounts[addr]; isSet(raw) {
-				if err := strictDecode(raw, &o); err != nil {
-					return fmt.Errorf("stateOverrides: account %s: %w", addr.Hex(), err)
-				}
-			}
-			b.StateOverrides[addr] = o
-		}
+	if o := b.BlockOverrides; o != nil && len(o.Withdrawals) > maxWithdrawalsPerBlock {
+		return fmt.Errorf("blockOverrides: %d withdrawals, at most %d", len(o.Withdrawals), maxWithdrawalsPerBlock)
+	}
+	if b.StateOverrides, err = override.ParseState(stateOverrides); err != nil {
+		return fmt.Errorf("stateOverrides: %w", err)
 	}
 	b.Calls = make([]codec.CallArgs, len(calls))
 	for i, raw := range calls {
@@ -156,16 +109,4 @@ func (b *BlockStateCall) decode(overrides gojson.RawMessage, accounts map[common
 		}
 	}
 	return nil
-}
-
-func isSet(raw []byte) bool { return len(raw) > 0 && string(raw) != "null" }
-
-// strictDecode decodes an override object, refusing keys it does not know
-// (as geth 1.17 does): a misspelt override must not be silently ignored.
-// encoding/json, as geth decodes them, for geth's messages; overrides are
-// small and rare.
-func strictDecode(raw []byte, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	return dec.Decode(v)
 }

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core"
 	"github.com/ethereum/go-ethereum/core/state"
 	"github.com/ethereum/go-ethereum/core/types"
@@ -27,6 +28,8 @@ import (
 	"github.com/ethereum/go-ethereum/eth/tracers"
 	_ "github.com/ethereum/go-ethereum/eth/tracers/native" // registers the native tracers
 	"github.com/ethereum/go-ethereum/params"
+
+	"github.com/stocknode/stocknode/node/override"
 )
 
 // DefaultTimeout is a transaction's trace timeout when the request gives
@@ -50,11 +53,12 @@ type Config struct {
 }
 
 // CallConfig is debug_traceCall's configuration: go-ethereum's
-// TraceCallConfig, whose state and block overrides are applied by
-// go-ethereum's own code.
+// TraceCallConfig, whose state and block overrides are package override's.
 type CallConfig struct {
 	Config
-	call tracers.TraceCallConfig
+	stateOverrides override.State
+	blockOverrides *override.Block
+	txIndex        *hexutil.Uint
 }
 
 // ParseConfig decodes and checks raw (nil: the defaults) as go-ethereum's
@@ -72,16 +76,37 @@ func ParseConfig(raw []byte, chainConfig *params.ChainConfig) (*Config, error) {
 	return c, nil
 }
 
+// callConfigJSON is TraceCallConfig's wire shape, the overrides kept raw
+// for package override's strict decoding. (Keys match case-insensitively,
+// as go-ethereum's untagged fields do.)
+type callConfigJSON struct {
+	tracers.TraceConfig
+	StateOverrides json.RawMessage `json:"stateOverrides"`
+	BlockOverrides json.RawMessage `json:"blockOverrides"`
+	TxIndex        *hexutil.Uint   `json:"txIndex"`
+}
+
 // ParseCallConfig decodes and checks raw (nil: the defaults) as
 // go-ethereum's TraceCallConfig.
 func ParseCallConfig(raw []byte, chainConfig *params.ChainConfig) (*CallConfig, error) {
 	c := new(CallConfig)
 	if raw != nil {
-		if err := json.Unmarshal(raw, &c.call); err != nil {
+		var in callConfigJSON
+		if err := json.Unmarshal(raw, &in); err != nil {
 			return nil, err
 		}
+		var err error
+		if c.stateOverrides, err = override.ParseState(in.StateOverrides); err != nil {
+			return nil, fmt.Errorf("stateOverrides: %w", err)
+		}
+		if c.blockOverrides, err = override.ParseBlock(in.BlockOverrides); err != nil {
+			return nil, fmt.Errorf("blockOverrides: %w", err)
+		}
+		if err := c.blockOverrides.ForCall(); err != nil {
+			return nil, err
+		}
+		c.TraceConfig, c.txIndex = in.TraceConfig, in.TxIndex
 	}
-	c.TraceConfig = c.call.TraceConfig
 	if err := c.check(chainConfig); err != nil {
 		return nil, err
 	}
@@ -168,10 +193,10 @@ func shorten(s string) string {
 // TxIndex is the transaction of the block whose state (before it) the
 // call runs on, when the request names one.
 func (c *CallConfig) TxIndex() (int, bool) {
-	if c.call.TxIndex == nil {
+	if c.txIndex == nil {
 		return 0, false
 	}
-	return int(*c.call.TxIndex), true
+	return int(*c.txIndex), true
 }
 
 // BlockContext is the context of a call in the block of header, with the
@@ -181,11 +206,11 @@ func (c *CallConfig) TxIndex() (int, bool) {
 func (c *CallConfig) BlockContext(header *types.Header, chain core.ChainContext) (vm.BlockContext, error) {
 	h := types.CopyHeader(header)
 	ctx := core.NewEVMBlockContext(h, chain, nil)
-	o := c.call.BlockOverrides
+	o := c.blockOverrides
 	if o == nil {
 		return ctx, nil
 	}
-	if o.Number != nil && o.Number.ToInt().Uint64() == h.Number.Uint64()+1 {
+	if o.Number != nil && uint64(*o.Number) == h.Number.Uint64()+1 {
 		// The context's BLOCKHASH reads h when it runs: as go-ethereum,
 		// make the overridden block the child of header.
 		h.ParentHash = h.Hash()
@@ -197,25 +222,18 @@ func (c *CallConfig) BlockContext(header *types.Header, chain core.ChainContext)
 	return ctx, nil
 }
 
-// ApplyState applies the state overrides to st with go-ethereum's code. It
-// returns the precompiles the call must run with when the overrides move
-// or replace one, else nil (the fork's).
+// ApplyState applies the state overrides to st (package override, as
+// go-ethereum's TraceCall applies them). It returns the precompiles the
+// call must run with when the overrides move or replace one, else nil (the
+// fork's).
 func (c *CallConfig) ApplyState(st *state.StateDB, rules params.Rules) (vm.PrecompiledContracts, error) {
-	o := c.call.StateOverrides
-	if o == nil {
+	if c.stateOverrides == nil {
 		return nil, nil
 	}
 	precompiles := vm.ActivePrecompiledContracts(rules)
-	touched := false
-	for addr := range *o {
-		_, isPrecompile := precompiles[addr]
-		touched = touched || isPrecompile
-	}
-	if err := o.Apply(st, precompiles); err != nil {
+	changed, err := c.stateOverrides.Apply(st, precompiles)
+	if err != nil || !changed {
 		return nil, err
-	}
-	if !touched {
-		return nil, nil
 	}
 	return precompiles, nil
 }

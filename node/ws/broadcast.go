@@ -1,10 +1,11 @@
 package ws
 
 import (
+	"encoding/json"
+
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
-	json "github.com/goccy/go-json"
 
 	"github.com/stocknode/stocknode/codec"
 	"github.com/stocknode/stocknode/node/pending"

@@ -2,7 +2,7 @@
 // genesis.json (geth format), chain.rlp (geth's export format, written by
 // (*core.BlockChain).Export after go-ethereum has inserted and validated
 // every block) and info.json. The chain is deterministic; see
-// internal/testchain.
+// internal/fixturechain.
 //
 //	go run ./conformance/cmd/genchain [-out conformance/chain]
 package main
@@ -14,13 +14,13 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/stocknode/stocknode/conformance/internal/testchain"
+	"github.com/stocknode/stocknode/conformance/internal/fixturechain"
 )
 
 func main() {
 	out := flag.String("out", "conformance/chain", "output directory")
 	flag.Parse()
-	files, err := testchain.Files()
+	files, err := fixturechain.Files()
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -32,5 +32,5 @@ func main() {
 			log.Fatal(err)
 		}
 	}
-	fmt.Printf("wrote %s: %d blocks, chain.rlp %d bytes\n", *out, testchain.Blocks, len(files["chain.rlp"]))
+	fmt.Printf("wrote %s: %d blocks, chain.rlp %d bytes\n", *out, fixturechain.Blocks, len(files["chain.rlp"]))
 }

@@ -13,7 +13,7 @@ import (
 	"github.com/ethereum/go-ethereum/params"
 	"github.com/holiman/uint256"
 
-	tc "github.com/stocknode/stocknode/conformance/internal/testchain"
+	tc "github.com/stocknode/stocknode/conformance/internal/fixturechain"
 )
 
 // Error objects of the fixtures whose error is matched by presence only: the

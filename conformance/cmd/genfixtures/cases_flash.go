@@ -12,7 +12,7 @@ import (
 	"github.com/ethereum/go-ethereum/params"
 	"github.com/holiman/uint256"
 
-	tc "github.com/stocknode/stocknode/conformance/internal/testchain"
+	tc "github.com/stocknode/stocknode/conformance/internal/fixturechain"
 )
 
 // The environment a call runs in: a contract that reads BASEFEE and the

@@ -1,6 +1,6 @@
 package main
 
-import tc "github.com/stocknode/stocknode/conformance/internal/testchain"
+import tc "github.com/stocknode/stocknode/conformance/internal/fixturechain"
 
 // The pool methods and Base's base_transactionStatus. The chain is
 // imported, never sent, so the pool a node holds is empty: the txpool

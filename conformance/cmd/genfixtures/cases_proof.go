@@ -13,7 +13,7 @@ import (
 	"github.com/ethereum/go-ethereum/params"
 	"github.com/ethereum/go-ethereum/trie"
 
-	tc "github.com/stocknode/stocknode/conformance/internal/testchain"
+	tc "github.com/stocknode/stocknode/conformance/internal/fixturechain"
 )
 
 // eth_getProof (EIP-1186) and eth_getStorageValues. The expected proofs are

@@ -10,7 +10,7 @@ import (
 	"github.com/ethereum/go-ethereum/rlp"
 	"github.com/ethereum/go-ethereum/trie"
 
-	tc "github.com/stocknode/stocknode/conformance/internal/testchain"
+	tc "github.com/stocknode/stocknode/conformance/internal/fixturechain"
 )
 
 // The raw getters of the debug namespace (consensus encodings, checked

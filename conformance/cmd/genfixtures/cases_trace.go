@@ -10,7 +10,7 @@ import (
 	"github.com/ethereum/go-ethereum/eth/tracers"
 	"github.com/ethereum/go-ethereum/rpc"
 
-	tc "github.com/stocknode/stocknode/conformance/internal/testchain"
+	tc "github.com/stocknode/stocknode/conformance/internal/fixturechain"
 	"github.com/stocknode/stocknode/node/tracing/tracingtest"
 )
 

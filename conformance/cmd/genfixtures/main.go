@@ -47,7 +47,7 @@ import (
 	"github.com/ethereum/go-ethereum/rlp"
 	"github.com/holiman/uint256"
 
-	"github.com/stocknode/stocknode/conformance/internal/testchain"
+	"github.com/stocknode/stocknode/conformance/internal/fixturechain"
 )
 
 func main() {
@@ -117,7 +117,7 @@ func load(dir string) (*gen, error) {
 	cfg := core.DefaultConfig()
 	cfg.StateScheme = rawdb.HashScheme
 	cfg.ArchiveMode = true
-	bc, err := core.NewBlockChain(rawdb.NewMemoryDatabase(), genesis, testchain.Engine(), cfg)
+	bc, err := core.NewBlockChain(rawdb.NewMemoryDatabase(), genesis, fixturechain.Engine(), cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -206,15 +206,15 @@ func (g *gen) call(n uint64, msg callMsg) *core.ExecutionResult {
 // check verifies that the chain holds what the fixtures are about, so that a
 // change of the generator cannot silently make them meaningless.
 func (g *gen) check() error {
-	if len(g.blocks) != testchain.Blocks+1 {
-		return fmt.Errorf("%d blocks, want %d", len(g.blocks)-1, testchain.Blocks)
+	if len(g.blocks) != fixturechain.Blocks+1 {
+		return fmt.Errorf("%d blocks, want %d", len(g.blocks)-1, fixturechain.Blocks)
 	}
-	if g.config.ChainID.Uint64() != testchain.ChainID {
+	if g.config.ChainID.Uint64() != fixturechain.ChainID {
 		return fmt.Errorf("chain id %v", g.config.ChainID)
 	}
 	seenTypes := map[byte]bool{}
 	for n, b := range g.blocks {
-		if n > 0 && b.Time() != testchain.GenesisTime+uint64(n)*testchain.BlockTime {
+		if n > 0 && b.Time() != fixturechain.GenesisTime+uint64(n)*fixturechain.BlockTime {
 			return fmt.Errorf("block %d time %d", n, b.Time())
 		}
 		for i, tx := range b.Transactions() {
@@ -231,22 +231,22 @@ func (g *gen) check() error {
 			return fmt.Errorf("no transaction of type %d", typ)
 		}
 	}
-	st := g.state(uint64(testchain.BlockLast))
-	if !bytes.Equal(st.GetCode(testchain.C), testchain.RuntimeCode()) || !bytes.Equal(st.GetCode(testchain.C2), testchain.RuntimeCode()) {
+	st := g.state(uint64(fixturechain.BlockLast))
+	if !bytes.Equal(st.GetCode(fixturechain.C), fixturechain.RuntimeCode()) || !bytes.Equal(st.GetCode(fixturechain.C2), fixturechain.RuntimeCode()) {
 		return errors.New("C or C2 does not hold the test contract")
 	}
-	if code := st.GetCode(testchain.AddrD); !bytes.Equal(code, types7702(testchain.C)) {
+	if code := st.GetCode(fixturechain.AddrD); !bytes.Equal(code, types7702(fixturechain.C)) {
 		return fmt.Errorf("D's code %x is not a delegation to C", code)
 	}
 	for _, f := range []struct {
 		block, tx int
 		status    uint64
-	}{{testchain.BlockFailures, 0, 0}, {testchain.BlockFailures, 1, 0}, {testchain.BlockSetCode, 0, 1}, {testchain.BlockSetAndEmit, 0, 1}} {
+	}{{fixturechain.BlockFailures, 0, 0}, {fixturechain.BlockFailures, 1, 0}, {fixturechain.BlockSetCode, 0, 1}, {fixturechain.BlockSetAndEmit, 0, 1}} {
 		if s := g.receipts[f.block][f.tx].Status; s != f.status {
 			return fmt.Errorf("block %d tx %d: status %d, want %d", f.block, f.tx, s, f.status)
 		}
 	}
-	if len(g.blocks[testchain.BlockEmpty].Withdrawals()) == 0 || len(g.blocks[testchain.BlockEmpty].Transactions()) != 0 {
+	if len(g.blocks[fixturechain.BlockEmpty].Withdrawals()) == 0 || len(g.blocks[fixturechain.BlockEmpty].Transactions()) != 0 {
 		return errors.New("block 6 should be empty with withdrawals")
 	}
 	return nil

@@ -1,4 +1,4 @@
-// Package testchain defines the conformance suite's test chain: its genesis,
+// Package fixturechain builds the conformance suite's test chain: its genesis,
 // its keys, the test contract, and the transactions of every block. It is
 // deterministic: Generate always returns the same blocks (go-ethereum signs
 // with RFC 6979 nonces), so conformance/chain/{genesis.json,chain.rlp} can be
@@ -26,7 +26,7 @@
 //	18  A transfer; B transfer
 //	19  empty
 //	20  A C.set(45); A C.emitPair(7,8)
-package testchain
+package fixturechain
 
 import (
 	"crypto/ecdsa"
@@ -42,6 +42,8 @@ import (
 	"github.com/ethereum/go-ethereum/crypto/kzg4844"
 	"github.com/ethereum/go-ethereum/params"
 	"github.com/holiman/uint256"
+
+	"github.com/stocknode/stocknode/node/chainconfig"
 )
 
 const (
@@ -103,33 +105,8 @@ func key(seed string) *ecdsa.PrivateKey {
 // Genesis returns a fresh copy of the genesis (fresh because core fills in
 // defaults on the value it is given).
 func Genesis() *core.Genesis {
-	zero := uint64(0)
-	config := &params.ChainConfig{
-		ChainID:                 big.NewInt(ChainID),
-		HomesteadBlock:          big.NewInt(0),
-		EIP150Block:             big.NewInt(0),
-		EIP155Block:             big.NewInt(0),
-		EIP158Block:             big.NewInt(0),
-		ByzantiumBlock:          big.NewInt(0),
-		ConstantinopleBlock:     big.NewInt(0),
-		PetersburgBlock:         big.NewInt(0),
-		IstanbulBlock:           big.NewInt(0),
-		MuirGlacierBlock:        big.NewInt(0),
-		BerlinBlock:             big.NewInt(0),
-		LondonBlock:             big.NewInt(0),
-		ArrowGlacierBlock:       big.NewInt(0),
-		GrayGlacierBlock:        big.NewInt(0),
-		MergeNetsplitBlock:      big.NewInt(0),
-		TerminalTotalDifficulty: big.NewInt(0),
-		ShanghaiTime:            &zero,
-		CancunTime:              &zero,
-		PragueTime:              &zero,
-		BlobScheduleConfig: &params.BlobScheduleConfig{
-			Cancun: params.DefaultCancunBlobConfig,
-			Prague: params.DefaultPragueBlobConfig,
-		},
-		DepositContractAddress: common.HexToAddress("0x00000000219ab540356cbb839cbe05303d7705fa"),
-	}
+	config := chainconfig.Prague(big.NewInt(ChainID))
+	config.DepositContractAddress = common.HexToAddress("0x00000000219ab540356cbb839cbe05303d7705fa")
 	funds := new(big.Int).Mul(big.NewInt(1000), big.NewInt(params.Ether))
 	alloc := types.GenesisAlloc{
 		AddrA: {Balance: funds},

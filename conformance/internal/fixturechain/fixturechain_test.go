@@ -1,4 +1,4 @@
-package testchain
+package fixturechain
 
 import (
 	"bytes"
