@@ -7,7 +7,6 @@ require (
 	github.com/cockroachdb/pebble v1.1.5
 	github.com/ethereum/go-ethereum v1.17.10
 	github.com/fasthttp/websocket v1.5.12
-	github.com/goccy/go-json v0.12.0
 	github.com/gofrs/flock v0.12.1
 	github.com/holiman/uint256 v1.3.2
 	github.com/nats-io/nats-server/v2 v2.15.2
