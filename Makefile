@@ -73,7 +73,7 @@ loadtest:
 compare:
 	bash compare/run.sh $(COMPARE_ARGS)
 
-## bench: hot-path benchmarks (codec/, node/rpc/, pool/) into bench.txt; BASE=<rev> also benchmarks that revision and compares with benchstat.
+## bench: hot-path benchmarks (codec/, node/rpc/, callbound/) into bench.txt; BASE=<rev> also benchmarks that revision and compares with benchstat.
 bench:
 	BASE=$(BASE) bash scripts/bench.sh
 

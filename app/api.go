@@ -3,12 +3,12 @@ package app
 import (
 	"errors"
 
+	"github.com/stocknode/stocknode/callbound"
 	"github.com/stocknode/stocknode/httpserver"
 	"github.com/stocknode/stocknode/node/rpc"
 	"github.com/stocknode/stocknode/node/sequencer"
 	"github.com/stocknode/stocknode/node/txwait"
 	"github.com/stocknode/stocknode/node/ws"
-	"github.com/stocknode/stocknode/pool"
 )
 
 // startAPI binds the HTTP listener (so a taken port fails the start) and
@@ -16,7 +16,7 @@ import (
 func (n *Node) startAPI() error {
 	n.capConns()
 	n.cfg.HTTP.Logger = n.logger
-	n.calls = pool.New(n.cfg.Calls)
+	n.calls = callbound.New(n.cfg.Calls)
 	n.cfg.RPC.BlockTime = n.cfg.Sequencer.BlockTime // eth_simulateV1 spaces its blocks by it
 	// A sender is shown the chain before its block for the receipt hold:
 	// the store keeps those views as long, and a block's worth more.

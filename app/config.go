@@ -6,6 +6,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 
+	"github.com/stocknode/stocknode/callbound"
 	"github.com/stocknode/stocknode/explorer/etherscan"
 	"github.com/stocknode/stocknode/faucet"
 	"github.com/stocknode/stocknode/httpserver"
@@ -17,7 +18,6 @@ import (
 	"github.com/stocknode/stocknode/node/txpool"
 	"github.com/stocknode/stocknode/node/txwait"
 	"github.com/stocknode/stocknode/node/ws"
-	"github.com/stocknode/stocknode/pool"
 	"github.com/stocknode/stocknode/rest"
 )
 
@@ -43,7 +43,7 @@ type Config struct {
 	// HTTP is the front end; RPC the method set's limits; Calls the eth_call bound.
 	HTTP  httpserver.Config
 	RPC   rpc.Config
-	Calls pool.Config
+	Calls callbound.Config
 	// TxWait bounds eth_sendRawTransactionSync's waiters (--rpc.txsync.max,
 	// --rpc.txsync.per-client).
 	TxWait txwait.Config

@@ -10,6 +10,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 
+	"github.com/stocknode/stocknode/callbound"
 	"github.com/stocknode/stocknode/explorer/etherscan"
 	"github.com/stocknode/stocknode/explorer/index"
 	"github.com/stocknode/stocknode/faucet"
@@ -26,7 +27,6 @@ import (
 	"github.com/stocknode/stocknode/node/txpool"
 	"github.com/stocknode/stocknode/node/txwait"
 	"github.com/stocknode/stocknode/node/ws"
-	"github.com/stocknode/stocknode/pool"
 )
 
 // Node is a running chain endpoint.
@@ -37,7 +37,7 @@ type Node struct {
 	pool         *txpool.Pool
 	store        *pending.Store
 	seq          *sequencer.Sequencer
-	calls        *pool.Pool
+	calls        *callbound.Bound
 	txwait       *txwait.Registry // eth_sendRawTransactionSync's waiters
 	rpc          *rpc.Server
 	http         *httpserver.Server

@@ -14,12 +14,12 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/valyala/fasthttp"
 
+	"github.com/stocknode/stocknode/callbound"
 	"github.com/stocknode/stocknode/internal/httpapi"
 	"github.com/stocknode/stocknode/node/chain"
 	"github.com/stocknode/stocknode/node/chaintest"
 	"github.com/stocknode/stocknode/node/pending"
 	"github.com/stocknode/stocknode/node/rpc"
-	"github.com/stocknode/stocknode/pool"
 )
 
 // env is a running in-memory preview chain whose genesis funds the faucet
@@ -51,7 +51,7 @@ func (e *env) backend(pool Pool, key *ecdsa.PrivateKey) Backend {
 
 // rpcServer is the node's JSON-RPC server on the env, closed when the test ends.
 func (e *env) rpcServer() *rpc.Server {
-	calls := pool.New(pool.Config{})
+	calls := callbound.New(callbound.Config{})
 	srv := rpc.New(rpc.DefaultConfig(), rpc.Backend{Chain: e.Chain, Pool: e.Pool, Snapshots: e.Store, Calls: calls}, nil)
 	e.t.Cleanup(func() {
 		srv.Close()

@@ -13,11 +13,11 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/valyala/fasthttp"
 
+	"github.com/stocknode/stocknode/callbound"
 	"github.com/stocknode/stocknode/codec"
 	"github.com/stocknode/stocknode/explorer/index"
 	"github.com/stocknode/stocknode/node/chain"
 	"github.com/stocknode/stocknode/node/pending"
-	"github.com/stocknode/stocknode/pool"
 )
 
 // Path is where the API is served.
@@ -39,7 +39,7 @@ const maxLag = 16
 // API answers Etherscan requests. It is safe for concurrent use.
 type API struct {
 	cfg    Config
-	calls  *pool.Pool // the bound of history requests
+	calls  *callbound.Bound // the bound of history requests
 	index  *index.Index
 	store  *pending.Store
 	chain  *chain.Chain
@@ -58,7 +58,7 @@ func New(cfg Config, idx *index.Index, store *pending.Store, c *chain.Chain, tok
 	if tokens == nil {
 		tokens = noTokens{}
 	}
-	calls := pool.New(pool.Config{Workers: cfg.Workers, Queue: cfg.Queue})
+	calls := callbound.New(callbound.Config{Workers: cfg.Workers, Queue: cfg.Queue})
 	return &API{cfg: cfg, calls: calls, index: idx, store: store, chain: c, tokens: tokens, log: log}, nil
 }
 

@@ -8,16 +8,16 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	"github.com/stocknode/stocknode/callbound"
 	"github.com/stocknode/stocknode/explorer/index"
 	"github.com/stocknode/stocknode/peer"
-	"github.com/stocknode/stocknode/pool"
 )
 
 // Config bounds the work the API does for its history requests (txlist,
 // tokentx): reading and encoding thousands of entries takes a CPU for tens
 // of milliseconds, and a flood of them would take every CPU from block
 // production and JSON-RPC. They run under a bound of their own, a
-// pool.Pool as eth_call's: at most Workers at once, the last slot kept
+// callbound.Bound as eth_call's: at most Workers at once, the last slot kept
 // from clients whose requests run long, waiting requests served
 // round-robin by client.
 type Config struct {
@@ -55,7 +55,7 @@ const (
 
 // DefaultConfig returns the defaults.
 func DefaultConfig() Config {
-	return Config{Workers: pool.DefaultWorkers(), Queue: 1024, Wait: DefaultWait, MaxRows: DefaultMaxRows}
+	return Config{Workers: callbound.DefaultWorkers(), Queue: 1024, Wait: DefaultWait, MaxRows: DefaultMaxRows}
 }
 
 // check fills in zero values and refuses limits that make no sense,
@@ -107,15 +107,15 @@ const msgBusy = "Max rate limit reached: the node is answering as many history r
 func (a *API) bounded(ctx *fasthttp.RequestCtx, fn func()) bool {
 	// The deadline bounds the wait only: fn never looks at its task, and
 	// once it runs it finishes, in milliseconds.
-	c := pool.Caller{Deadline: time.Now().Add(a.cfg.Wait)}
+	c := callbound.Caller{Deadline: time.Now().Add(a.cfg.Wait)}
 	if p := a.peerOf(ctx); p != nil {
 		c.Key, c.Peer = p.Key(), p
 	}
-	err := a.calls.Do(c, 0, func(*pool.Task) { fn() })
+	err := a.calls.Do(c, 0, func(*callbound.Task) { fn() })
 	switch {
 	case err == nil:
 		return true
-	case errors.Is(err, pool.ErrClosed):
+	case errors.Is(err, callbound.ErrClosed):
 		writeError(ctx, "Error! The node is shutting down")
 	default: // waited too long, too many waiting, or the client left
 		ctx.Response.Header.Set("Retry-After", "1")

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stocknode/stocknode/pool"
+	"github.com/stocknode/stocknode/callbound"
 )
 
 // hold takes every turn of api's bound (one worker) until release is
@@ -13,7 +13,7 @@ import (
 func hold(t *testing.T, api *API) (release func()) {
 	t.Helper()
 	held, done := make(chan struct{}), make(chan struct{})
-	go api.calls.Do(pool.Caller{}, 0, func(*pool.Task) {
+	go api.calls.Do(callbound.Caller{}, 0, func(*callbound.Task) {
 		close(held)
 		<-done
 	})

@@ -10,7 +10,7 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/eth/tracers/logger"
 
-	"github.com/stocknode/stocknode/pool"
+	"github.com/stocknode/stocknode/callbound"
 )
 
 // accessListResult is eth_createAccessList's answer.
@@ -29,7 +29,7 @@ func ethCreateAccessList(s *Server, r *request) error {
 	}
 	var result accessListResult
 	var listErr error
-	if err := s.bounded(r, func(task *pool.Task) { result, listErr = s.accessList(task, msg, env) }); err != nil {
+	if err := s.bounded(r, func(task *callbound.Task) { result, listErr = s.accessList(task, msg, env) }); err != nil {
 		return err
 	}
 	if listErr != nil {
@@ -41,7 +41,7 @@ func ethCreateAccessList(s *Server, r *request) error {
 // accessList runs the message until the access list it touches is stable
 // (geth's AccessList): each run starts from the list the previous run
 // recorded, and the answer is the list that reproduced itself.
-func (s *Server) accessList(task *pool.Task, msg *core.Message, env *callEnv) (accessListResult, error) {
+func (s *Server) accessList(task *callbound.Task, msg *core.Message, env *callEnv) (accessListResult, error) {
 	exclude := map[common.Address]struct{}{msg.From: {}}
 	if msg.To != nil {
 		exclude[*msg.To] = struct{}{}

@@ -14,11 +14,11 @@ import (
 	"github.com/ethereum/go-ethereum/core/vm"
 	"github.com/holiman/uint256"
 
+	"github.com/stocknode/stocknode/callbound"
 	"github.com/stocknode/stocknode/codec"
 	"github.com/stocknode/stocknode/node/callstate"
 	"github.com/stocknode/stocknode/node/override"
 	"github.com/stocknode/stocknode/node/revert"
-	"github.com/stocknode/stocknode/pool"
 )
 
 // callEnv is everything one message execution needs.
@@ -203,7 +203,7 @@ func (s *Server) sharedBlockContext(header *types.Header) vm.BlockContext {
 
 // run executes msg on env's state: a StateDB from env's pool, given back
 // afterwards, or env's own.
-func (s *Server) run(task *pool.Task, env *callEnv, msg *core.Message) (*core.ExecutionResult, error) {
+func (s *Server) run(task *callbound.Task, env *callEnv, msg *core.Message) (*core.ExecutionResult, error) {
 	if env.calls == nil {
 		return s.execute(task, env, s.newEVM(env, env.state, vm.Config{}), msg)
 	}
@@ -217,7 +217,7 @@ func (s *Server) run(task *pool.Task, env *callEnv, msg *core.Message) (*core.Ex
 
 // execute applies msg as eth_call does, with geth's words for a message
 // that cannot run ("err: ... (supplied gas N)").
-func (s *Server) execute(task *pool.Task, env *callEnv, evm *vm.EVM, msg *core.Message) (*core.ExecutionResult, error) {
+func (s *Server) execute(task *callbound.Task, env *callEnv, evm *vm.EVM, msg *core.Message) (*core.ExecutionResult, error) {
 	res, err := s.apply(task, env, evm, msg)
 	if err != nil && !isCancelled(err) {
 		return nil, fmt.Errorf("err: %w (supplied gas %d)", err, msg.GasLimit)
@@ -240,7 +240,7 @@ func isCancelled(err error) bool {
 // limit, the request's deadline and the client's hang-up) is cancelled,
 // then releases evm: its stack arena goes back to go-ethereum's pool
 // instead of 32 KiB of garbage per call.
-func (s *Server) apply(task *pool.Task, env *callEnv, evm *vm.EVM, msg *core.Message) (*core.ExecutionResult, error) {
+func (s *Server) apply(task *callbound.Task, env *callEnv, evm *vm.EVM, msg *core.Message) (*core.ExecutionResult, error) {
 	defer evm.Release()
 	if o := env.precompiles; o != nil {
 		o.install(evm)
@@ -282,9 +282,9 @@ func zeroUnpaidFees(ctx *vm.BlockContext, msg *core.Message) {
 // the EVM time limit, -32002 for the request's deadline.
 func (s *Server) aborted(cause error) error {
 	switch {
-	case errors.Is(cause, pool.ErrTimeLimit):
+	case errors.Is(cause, callbound.ErrTimeLimit):
 		return fmt.Errorf("execution aborted (timeout = %v)", s.cfg.EVMTimeout)
-	case errors.Is(cause, pool.ErrTimeout):
+	case errors.Is(cause, callbound.ErrTimeout):
 		return errTimeout
 	case cause != nil:
 		return cause
@@ -294,8 +294,8 @@ func (s *Server) aborted(cause error) error {
 }
 
 // caller is the request's client as the call bound sees it.
-func (r *request) caller() pool.Caller {
-	c := pool.Caller{Deadline: r.deadline}
+func (r *request) caller() callbound.Caller {
+	c := callbound.Caller{Deadline: r.deadline}
 	if r.peer != nil {
 		c.Key, c.Peer = r.peer.Key(), r.peer
 	}
@@ -303,7 +303,7 @@ func (r *request) caller() pool.Caller {
 }
 
 // bounded runs fn under the call bound with the EVM time limit.
-func (s *Server) bounded(r *request, fn func(task *pool.Task)) error {
+func (s *Server) bounded(r *request, fn func(task *callbound.Task)) error {
 	return s.b.Calls.Do(r.caller(), s.cfg.EVMTimeout, fn)
 }
 
@@ -314,7 +314,7 @@ func ethCall(s *Server, r *request) error {
 	}
 	var ret []byte
 	var callErr error
-	if err := s.bounded(r, func(task *pool.Task) {
+	if err := s.bounded(r, func(task *callbound.Task) {
 		res, err := s.run(task, env, msg)
 		switch {
 		case err != nil:

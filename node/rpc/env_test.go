@@ -18,13 +18,13 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/params"
 
+	"github.com/stocknode/stocknode/callbound"
 	"github.com/stocknode/stocknode/node/chain"
 	"github.com/stocknode/stocknode/node/pending"
 	"github.com/stocknode/stocknode/node/sequencer"
 	"github.com/stocknode/stocknode/node/txpool"
 	"github.com/stocknode/stocknode/node/txwait"
 	"github.com/stocknode/stocknode/peer"
-	"github.com/stocknode/stocknode/pool"
 )
 
 // testNode is an in-memory preview chain with a sequencer and an RPC server.
@@ -46,7 +46,7 @@ type testNode struct {
 type testConfig struct {
 	chain  chain.Config
 	rpc    Config
-	calls  pool.Config
+	calls  callbound.Config
 	txwait txwait.Config
 	// known is the backend's Known: a replica's question to its sequencer.
 	known func(ctx context.Context, hash common.Hash) (bool, error)
@@ -66,7 +66,7 @@ func newTestNode(t testing.TB, blockTime, preconf time.Duration, options ...opti
 	tc := testConfig{
 		chain:  chain.Config{InMemory: true, Genesis: genesis, Rules: chain.Rules{MinBaseFee: chain.PreviewMinBaseFee}},
 		rpc:    DefaultConfig(),
-		calls:  pool.Config{Workers: 4, Queue: 64},
+		calls:  callbound.Config{Workers: 4, Queue: 64},
 		txwait: txwait.DefaultConfig(),
 	}
 	for _, option := range options {
@@ -80,7 +80,7 @@ func newTestNode(t testing.TB, blockTime, preconf time.Duration, options ...opti
 	if err != nil {
 		t.Fatal(err)
 	}
-	calls := pool.New(tc.calls)
+	calls := callbound.New(tc.calls)
 	store := new(pending.Store)
 	seq, err := sequencer.New(sequencer.Config{BlockTime: blockTime, PreconfInterval: preconf, GasCeil: chain.PreviewGasLimit},
 		c, txs, store, slog.New(slog.NewTextHandler(io.Discard, nil)))

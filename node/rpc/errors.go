@@ -4,9 +4,9 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/stocknode/stocknode/callbound"
 	"github.com/stocknode/stocknode/codec"
 	"github.com/stocknode/stocknode/node/txwait"
-	"github.com/stocknode/stocknode/pool"
 )
 
 // invalidParamsError marks a problem with the request's parameters (-32602).
@@ -34,7 +34,7 @@ var errHeaderNotFound = errors.New("header not found")
 func toError(err error) *codec.Error {
 	var cerr *codec.Error
 	var perr *invalidParamsError
-	var share *pool.ShareError
+	var share *callbound.ShareError
 	var logLimit *logLimitError
 	var waiters *txwait.LimitError
 	switch {
@@ -44,9 +44,9 @@ func toError(err error) *codec.Error {
 		return logLimit.rpcError()
 	case errors.As(err, &perr):
 		return invalidParams(perr)
-	case errors.Is(err, pool.ErrOverloaded), errors.As(err, &share), errors.As(err, &waiters):
+	case errors.Is(err, callbound.ErrOverloaded), errors.As(err, &share), errors.As(err, &waiters):
 		return &codec.Error{Code: codec.CodeLimitExceeded, Message: err.Error()}
-	case errors.Is(err, pool.ErrTimeout):
+	case errors.Is(err, callbound.ErrTimeout):
 		return errTimeout
 	default:
 		return &codec.Error{Code: codec.CodeServer, Message: err.Error()}

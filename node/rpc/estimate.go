@@ -9,8 +9,8 @@ import (
 	"github.com/ethereum/go-ethereum/params"
 	"github.com/holiman/uint256"
 
+	"github.com/stocknode/stocknode/callbound"
 	"github.com/stocknode/stocknode/codec"
-	"github.com/stocknode/stocknode/pool"
 )
 
 // ethEstimateGas answers the least gas (within estimateErrorRatio) with
@@ -25,7 +25,7 @@ func ethEstimateGas(s *Server, r *request) error {
 	}
 	var gas uint64
 	var estErr error
-	if err := s.bounded(r, func(task *pool.Task) {
+	if err := s.bounded(r, func(task *callbound.Task) {
 		var revert []byte
 		gas, revert, estErr = s.estimateGas(task, msg, env)
 		if len(revert) > 0 {
@@ -51,7 +51,7 @@ const estimateErrorRatio = 0.015
 // trials would run outside the call bound's cancellation and with
 // go-ethereum's BLAKE2F, which cannot be interrupted (blake2f.go). It
 // returns the revert data when the call always reverts.
-func (s *Server) estimateGas(task *pool.Task, msg *core.Message, env *callEnv) (uint64, []byte, error) {
+func (s *Server) estimateGas(task *callbound.Task, msg *core.Message, env *callEnv) (uint64, []byte, error) {
 	hi, err := s.estimateCeiling(msg, env)
 	if err != nil {
 		return 0, nil, err
@@ -145,7 +145,7 @@ func (s *Server) estimateCeiling(msg *core.Message, env *callEnv) (uint64, error
 
 // trial runs msg with gas on a copy of env's state. failed reports a
 // failure more gas might cure; err one it cannot (including cancellation).
-func (s *Server) trial(task *pool.Task, msg *core.Message, env *callEnv, gas uint64) (failed bool, res *core.ExecutionResult, err error) {
+func (s *Server) trial(task *callbound.Task, msg *core.Message, env *callEnv, gas uint64) (failed bool, res *core.ExecutionResult, err error) {
 	defer func(gas uint64) { msg.GasLimit = gas }(msg.GasLimit)
 	msg.GasLimit = gas
 	st := env.state.Copy()

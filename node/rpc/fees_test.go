@@ -24,11 +24,11 @@ import (
 	gethrpc "github.com/ethereum/go-ethereum/rpc"
 	"github.com/holiman/uint256"
 
+	"github.com/stocknode/stocknode/callbound"
 	"github.com/stocknode/stocknode/node/chain"
 	"github.com/stocknode/stocknode/node/pending"
 	"github.com/stocknode/stocknode/node/sequencer"
 	"github.com/stocknode/stocknode/node/txpool"
-	"github.com/stocknode/stocknode/pool"
 )
 
 // forkChain is a chain that turns Cancun on at its block 3 (blocks are 10 s
@@ -95,7 +95,7 @@ func servedChain(t *testing.T, genesis *core.Genesis, blocks []*types.Block) (*S
 	if err := seq.PublishHead(); err != nil {
 		t.Fatal(err)
 	}
-	calls := pool.New(pool.Config{Workers: 1, Queue: 8})
+	calls := callbound.New(callbound.Config{Workers: 1, Queue: 8})
 	srv := New(DefaultConfig(), Backend{Chain: c, Pool: txs, Snapshots: store, Calls: calls}, nil)
 	t.Cleanup(func() { srv.Close(); calls.Close(); txs.Close(); c.Close() })
 	return srv, c

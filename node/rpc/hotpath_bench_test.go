@@ -19,12 +19,12 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
 
+	"github.com/stocknode/stocknode/callbound"
 	"github.com/stocknode/stocknode/node/chain"
 	"github.com/stocknode/stocknode/node/pending"
 	"github.com/stocknode/stocknode/node/rpc"
 	"github.com/stocknode/stocknode/node/sequencer"
 	"github.com/stocknode/stocknode/node/txpool"
-	"github.com/stocknode/stocknode/pool"
 )
 
 // token is balanceOf(address) reduced to its reads: SLOAD of the mapping
@@ -73,7 +73,7 @@ func newBenchNode(b *testing.B) *benchNode {
 	if err != nil {
 		b.Fatal(err)
 	}
-	calls := pool.New(pool.Config{})
+	calls := callbound.New(callbound.Config{})
 	store := new(pending.Store)
 	seq, err := sequencer.New(sequencer.Config{}, c, txs, store, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {

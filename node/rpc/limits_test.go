@@ -13,8 +13,8 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 
+	"github.com/stocknode/stocknode/callbound"
 	"github.com/stocknode/stocknode/peer"
-	"github.com/stocknode/stocknode/pool"
 	"github.com/stocknode/stocknode/ratelimit"
 )
 
@@ -246,8 +246,8 @@ func TestCallStopsWhenClientLeaves(t *testing.T) {
 	client.Close()
 	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"eth_call","params":[{"data":"%s","gas":"0x%x"},"latest"]}`, hexutil.Encode(loopInit), uint64(1<<40))
 	out, _ := n.srv.HandleFrom(peer.FromConn(server), Standard, []byte(body), nil, nil)
-	if !strings.Contains(string(out), pool.ErrGone.Error()) {
-		t.Fatalf("call of a client that left = %s, want %q", out, pool.ErrGone)
+	if !strings.Contains(string(out), callbound.ErrGone.Error()) {
+		t.Fatalf("call of a client that left = %s, want %q", out, callbound.ErrGone)
 	}
 }
 

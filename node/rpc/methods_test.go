@@ -14,7 +14,7 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/params"
 
-	"github.com/stocknode/stocknode/pool"
+	"github.com/stocknode/stocknode/callbound"
 )
 
 func bigOf(t *testing.T, s string) *big.Int {
@@ -281,7 +281,7 @@ func TestUnknownTransactionOnFreshChain(t *testing.T) {
 // answered at once with -32005; the busy ones end at the EVM time limit.
 func TestCallPoolOverload(t *testing.T) {
 	n := newTestNode(t, 0, 0)
-	calls := pool.New(pool.Config{Workers: 1, Queue: 1})
+	calls := callbound.New(callbound.Config{Workers: 1, Queue: 1})
 	cfg := DefaultConfig()
 	// Far below what 50M gas of this loop takes (about 40 ms on a fast
 	// core without the race detector: 50 ms could run out of gas first).

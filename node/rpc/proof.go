@@ -10,9 +10,9 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
 
+	"github.com/stocknode/stocknode/callbound"
 	"github.com/stocknode/stocknode/codec"
 	"github.com/stocknode/stocknode/node/chain"
-	"github.com/stocknode/stocknode/pool"
 )
 
 // eth_getProof (EIP-1186) in the shape geth's GetProof answers: the account
@@ -80,7 +80,7 @@ func ethGetProof(s *Server, r *request) error {
 	}
 	var result *accountProof
 	var proveErr error
-	if err := s.bounded(r, func(task *pool.Task) { result, proveErr = s.proveIn(task, r, bp, addr, keys) }); err != nil {
+	if err := s.bounded(r, func(task *callbound.Task) { result, proveErr = s.proveIn(task, r, bp, addr, keys) }); err != nil {
 		return err
 	}
 	if proveErr != nil {
@@ -90,7 +90,7 @@ func ethGetProof(s *Server, r *request) error {
 }
 
 // proveIn proves addr and keys in the state bp names.
-func (s *Server) proveIn(task *pool.Task, r *request, bp codec.BlockParam, addr common.Address, keys []proofKey) (*accountProof, error) {
+func (s *Server) proveIn(task *callbound.Task, r *request, bp codec.BlockParam, addr common.Address, keys []proofKey) (*accountProof, error) {
 	if bp.Tag != codec.TagPending {
 		h, err := s.header(r, bp)
 		if err != nil {
@@ -111,7 +111,7 @@ func (s *Server) proveIn(task *pool.Task, r *request, bp codec.BlockParam, addr 
 }
 
 // proveAt proves addr and keys in the state after the sealed block h.
-func (s *Server) proveAt(task *pool.Task, h *types.Header, addr common.Address, keys []proofKey) (*accountProof, error) {
+func (s *Server) proveAt(task *callbound.Task, h *types.Header, addr common.Address, keys []proofKey) (*accountProof, error) {
 	tries, err := s.openTries(h)
 	if err != nil {
 		return nil, err
@@ -159,7 +159,7 @@ func (t *proofTries) storageTrie(addr common.Address, root common.Hash) (state.T
 
 // prove reads addr and keys from the tries with their proofs. The tries
 // are the caller's alone while it runs.
-func (s *Server) prove(task *pool.Task, t *proofTries, addr common.Address, keys []proofKey) (*accountProof, error) {
+func (s *Server) prove(task *callbound.Task, t *proofTries, addr common.Address, keys []proofKey) (*accountProof, error) {
 	acct, err := t.accounts.GetAccount(addr)
 	if err != nil {
 		return nil, fmt.Errorf("read account %s: %w", addr.Hex(), err)

@@ -12,8 +12,8 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/core/vm"
 
+	"github.com/stocknode/stocknode/callbound"
 	"github.com/stocknode/stocknode/node/pending"
-	"github.com/stocknode/stocknode/pool"
 )
 
 // Proofs of the pending state.
@@ -90,7 +90,7 @@ func (c *pendingProofCache) entry(snap *pending.Snapshot) *pendingTries {
 }
 
 // provePending proves addr and keys in the pending state of snap.
-func (s *Server) provePending(task *pool.Task, snap *pending.Snapshot, addr common.Address, keys []proofKey) (*accountProof, error) {
+func (s *Server) provePending(task *callbound.Task, snap *pending.Snapshot, addr common.Address, keys []proofKey) (*accountProof, error) {
 	e := s.pendingProofs.entry(snap)
 	// Waiting here is bounded by the rebuild another request runs, which
 	// the call bound's time limit bounds.
@@ -120,7 +120,7 @@ func (s *Server) provePending(task *pool.Task, snap *pending.Snapshot, addr comm
 
 // rebuildPending executes snap's pending block again on the head's state
 // and returns the tries of the result.
-func (s *Server) rebuildPending(task *pool.Task, snap *pending.Snapshot) (*proofTries, error) {
+func (s *Server) rebuildPending(task *callbound.Task, snap *pending.Snapshot) (*proofTries, error) {
 	config, bc := s.b.Chain.Config(), s.b.Chain.BlockChain()
 	head, header := snap.HeadHeader, snap.Pending.Header
 	db := s.b.Chain.StateDatabase()

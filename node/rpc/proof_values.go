@@ -7,8 +7,8 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 
+	"github.com/stocknode/stocknode/callbound"
 	"github.com/stocknode/stocknode/codec"
-	"github.com/stocknode/stocknode/pool"
 )
 
 // eth_getStorageValues({address: [slots]}, block): many slots of many
@@ -43,7 +43,7 @@ func ethGetStorageValues(s *Server, r *request) error {
 	}
 	out := make(map[common.Address][]hexutil.Bytes, len(reqs))
 	var readErr error
-	if err := s.bounded(r, func(task *pool.Task) {
+	if err := s.bounded(r, func(task *callbound.Task) {
 		for _, req := range reqs {
 			values := make([]hexutil.Bytes, len(req.slots))
 			for i, slot := range req.slots {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 
+	"github.com/stocknode/stocknode/callbound"
 	"github.com/stocknode/stocknode/codec"
 	"github.com/stocknode/stocknode/metrics"
 	"github.com/stocknode/stocknode/node/chain"
@@ -20,7 +21,6 @@ import (
 	"github.com/stocknode/stocknode/node/txpool"
 	"github.com/stocknode/stocknode/node/txwait"
 	"github.com/stocknode/stocknode/peer"
-	"github.com/stocknode/stocknode/pool"
 	"github.com/stocknode/stocknode/ratelimit"
 )
 
@@ -119,7 +119,7 @@ type Backend struct {
 	Chain     *chain.Chain
 	Pool      *txpool.Pool
 	Snapshots *pending.Store
-	Calls     *pool.Pool // runs eth_call and eth_estimateGas
+	Calls     *callbound.Bound // runs eth_call and eth_estimateGas
 	// TxWait holds eth_sendRawTransactionSync's waiters, woken by the
 	// sequencer's listeners; nil: the method answers that it is off.
 	TxWait *txwait.Registry

@@ -6,9 +6,9 @@ import (
 
 	"github.com/ethereum/go-ethereum/core/vm"
 
+	"github.com/stocknode/stocknode/callbound"
 	"github.com/stocknode/stocknode/codec"
 	"github.com/stocknode/stocknode/node/simulate"
-	"github.com/stocknode/stocknode/pool"
 )
 
 // stateTries is how many recent states' tries a full node keeps (pathdb's
@@ -51,7 +51,7 @@ func ethSimulateV1(s *Server, r *request) error {
 	cfg := s.simulateConfig(limits, r.room)
 	var blocks []*simulate.Block
 	var simErr error
-	if err := s.bounded(r, func(task *pool.Task) { blocks, simErr = simulate.Run(cfg, task, base, payload) }); err != nil {
+	if err := s.bounded(r, func(task *callbound.Task) { blocks, simErr = simulate.Run(cfg, task, base, payload) }); err != nil {
 		return err
 	}
 	if simErr != nil {
@@ -120,7 +120,7 @@ func (s *Server) simulateError(err error) error {
 	switch {
 	case errors.Is(err, simulate.ErrResponseTooLarge):
 		return errResponseTooLarge
-	case errors.As(err, &aborted) && errors.Is(aborted.Cause, pool.ErrTimeLimit):
+	case errors.As(err, &aborted) && errors.Is(aborted.Cause, callbound.ErrTimeLimit):
 		return &codec.Error{Code: simulate.CodeTimeout, Message: fmt.Sprintf("execution aborted (timeout = %v, %s)", s.cfg.EVMTimeout, flagEVMTimeout)}
 	case errors.As(err, &aborted):
 		return s.aborted(aborted.Cause)

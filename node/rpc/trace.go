@@ -9,9 +9,9 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/core/vm"
 
+	"github.com/stocknode/stocknode/callbound"
 	"github.com/stocknode/stocknode/codec"
 	"github.com/stocknode/stocknode/node/tracing"
-	"github.com/stocknode/stocknode/pool"
 )
 
 // The debug_trace methods run go-ethereum's tracers (node/tracing) on
@@ -141,7 +141,7 @@ func (s *Server) traceBlock(r *request, b *tracing.Block, cfg *tracing.Config) e
 // on a client's input too, on a goroutine nothing else recovers.
 func (s *Server) traced(r *request, fn func(env *tracing.Env) error) error {
 	var err error
-	if berr := s.b.Calls.Do(r.caller(), 0, func(task *pool.Task) {
+	if berr := s.b.Calls.Do(r.caller(), 0, func(task *callbound.Task) {
 		defer func() {
 			if p := recover(); p != nil {
 				err = fmt.Errorf("tracing failed: %v", p)
@@ -158,7 +158,7 @@ func (s *Server) traced(r *request, fn func(env *tracing.Env) error) error {
 	return err
 }
 
-func (s *Server) traceEnv(task *pool.Task) *tracing.Env {
+func (s *Server) traceEnv(task *callbound.Task) *tracing.Env {
 	return &tracing.Env{
 		Chain:      s.b.Chain.BlockChain(),
 		Config:     s.b.Chain.Config(),

@@ -27,12 +27,12 @@ import (
 	"github.com/ethereum/go-ethereum/rlp"
 	gethrpc "github.com/ethereum/go-ethereum/rpc"
 
+	"github.com/stocknode/stocknode/callbound"
 	"github.com/stocknode/stocknode/node/chain"
 	"github.com/stocknode/stocknode/node/pending"
 	"github.com/stocknode/stocknode/node/sequencer"
 	"github.com/stocknode/stocknode/node/tracing/tracingtest"
 	"github.com/stocknode/stocknode/node/txpool"
-	"github.com/stocknode/stocknode/pool"
 )
 
 // conformanceChain is the conformance suite's test chain (made and
@@ -88,7 +88,7 @@ func newTracePair(t testing.TB) *tracePair {
 	if err != nil {
 		t.Fatal(err)
 	}
-	calls := pool.New(pool.Config{Workers: 2, Queue: 16})
+	calls := callbound.New(callbound.Config{Workers: 2, Queue: 16})
 	store := new(pending.Store)
 	seq, err := sequencer.New(sequencer.Config{}, c, txs, store, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {

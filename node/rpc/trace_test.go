@@ -13,9 +13,9 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/crypto"
 
+	"github.com/stocknode/stocknode/callbound"
 	"github.com/stocknode/stocknode/node/chain"
 	"github.com/stocknode/stocknode/peer"
-	"github.com/stocknode/stocknode/pool"
 )
 
 // callFrame is the part of a callTracer frame the tests read.
@@ -334,8 +334,8 @@ func TestTraceStopsWhenClientLeaves(t *testing.T) {
 			t.Fatal(err)
 		}
 		out, _ := n.srv.HandleFrom(peer.FromConn(hungUp(t)), Standard, body, nil, nil)
-		if !strings.Contains(string(out), pool.ErrGone.Error()) {
-			t.Errorf("%v: %s, want %q", cfg["tracerConfig"], out, pool.ErrGone)
+		if !strings.Contains(string(out), callbound.ErrGone.Error()) {
+			t.Errorf("%v: %s, want %q", cfg["tracerConfig"], out, callbound.ErrGone)
 		}
 	}
 	var head hexutil.Uint64

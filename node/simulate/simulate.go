@@ -25,7 +25,7 @@ import (
 	"github.com/ethereum/go-ethereum/core/vm"
 	"github.com/ethereum/go-ethereum/params"
 
-	"github.com/stocknode/stocknode/pool"
+	"github.com/stocknode/stocknode/callbound"
 )
 
 // Chain is what a simulation reads of the chain: its config and engine, and
@@ -71,9 +71,9 @@ type Base struct {
 	Pending *Pending
 }
 
-// Task is the simulation's handle on its bound: *pool.Task.
+// Task is the simulation's handle on its bound: *callbound.Task.
 type Task interface {
-	Watch(c pool.Canceler)
+	Watch(c callbound.Canceler)
 	Unwatch()
 	Err() error
 }

@@ -15,7 +15,7 @@ import (
 	"github.com/ethereum/go-ethereum/params"
 	"github.com/holiman/uint256"
 
-	"github.com/stocknode/stocknode/pool"
+	"github.com/stocknode/stocknode/callbound"
 )
 
 // The tests run calls on a state of their own, with the tracers built as
@@ -123,8 +123,8 @@ func parse(t testing.TB, raw string) *Config {
 
 // trace runs c under cfg as the node does, with the response's room, on
 // one slot of p for caller.
-func trace(p *pool.Pool, caller pool.Caller, cfg *Config, c *Call, room int) (res []byte, err error) {
-	if perr := p.Do(caller, 0, func(task *pool.Task) {
+func trace(p *callbound.Bound, caller callbound.Caller, cfg *Config, c *Call, room int) (res []byte, err error) {
+	if perr := p.Do(caller, 0, func(task *callbound.Task) {
 		res, err = (&Env{Config: testConfig, Task: task}).TraceCall(cfg, c, room)
 	}); perr != nil {
 		return nil, perr
@@ -133,8 +133,8 @@ func trace(p *pool.Pool, caller pool.Caller, cfg *Config, c *Call, room int) (re
 }
 
 // newPool is a call pool of two slots, closed at the test's end.
-func newPool(t testing.TB) *pool.Pool {
-	p := pool.New(pool.Config{Workers: 2, Queue: 8})
+func newPool(t testing.TB) *callbound.Bound {
+	p := callbound.New(callbound.Config{Workers: 2, Queue: 8})
 	t.Cleanup(p.Close)
 	return p
 }
@@ -146,7 +146,7 @@ func (gone) Gone() bool { return true }
 
 // closeWhenRunning closes p from another goroutine once a task runs on
 // it, as the node's shutdown does.
-func closeWhenRunning(p *pool.Pool) *sync.WaitGroup {
+func closeWhenRunning(p *callbound.Bound) *sync.WaitGroup {
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {

@@ -15,7 +15,7 @@ import (
 	"github.com/ethereum/go-ethereum/eth/tracers"
 	"github.com/ethereum/go-ethereum/params"
 
-	"github.com/stocknode/stocknode/pool"
+	"github.com/stocknode/stocknode/callbound"
 )
 
 // The guard stops a call tracer once the least JSON of the frames it
@@ -148,12 +148,12 @@ func TestGuardNeverRefusesWhatFits(t *testing.T) {
 	for name, codes := range boundPrograms(t) {
 		for _, raw := range meteredConfigs {
 			cfg := parse(t, raw)
-			full, err := trace(p, pool.Caller{}, cfg, call(t, codes, 10_000_000), 1<<30)
+			full, err := trace(p, callbound.Caller{}, cfg, call(t, codes, 10_000_000), 1<<30)
 			if err != nil {
 				t.Errorf("%s, %s: %v", name, raw, err)
 				continue
 			}
-			fit, err := trace(p, pool.Caller{}, cfg, call(t, codes, 10_000_000), len(full))
+			fit, err := trace(p, callbound.Caller{}, cfg, call(t, codes, 10_000_000), len(full))
 			if err != nil || !bytes.Equal(fit, full) {
 				t.Errorf("%s, %s: in a room of its %d bytes: %v", name, raw, len(full), err)
 			}
@@ -202,7 +202,7 @@ func TestGuardStopsWhatGrows(t *testing.T) {
 		for _, raw := range c.cfgs {
 			cfg := parse(t, raw)
 			withTimeout("30s")(cfg)
-			_, err := trace(newPool(t), pool.Caller{}, cfg, call(t, c.codes, 1<<40), room)
+			_, err := trace(newPool(t), callbound.Caller{}, cfg, call(t, c.codes, 1<<40), room)
 			var tooLarge *TooLargeError
 			if !errors.As(err, &tooLarge) || tooLarge.Room != room {
 				t.Errorf("%s, %s: %v, want too large for %d bytes", c.name, raw, err, room)

@@ -19,14 +19,14 @@ import (
 	"github.com/ethereum/go-ethereum/eth/tracers/logger"
 	"github.com/ethereum/go-ethereum/params"
 
-	"github.com/stocknode/stocknode/pool"
+	"github.com/stocknode/stocknode/callbound"
 )
 
-// Task is the request's share of the call bound (a *pool.Task): it cancels
+// Task is the request's share of the call bound (a *callbound.Task): it cancels
 // what it watches when the request's deadline passes or its client hangs
 // up, and says why.
 type Task interface {
-	Watch(c pool.Canceler)
+	Watch(c callbound.Canceler)
 	Unwatch()
 	Err() error
 }

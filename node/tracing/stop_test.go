@@ -8,7 +8,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/vm"
 
-	"github.com/stocknode/stocknode/pool"
+	"github.com/stocknode/stocknode/callbound"
 )
 
 // stopConfigs are the tracers a trace can be stopped under: each one
@@ -50,13 +50,13 @@ func TestStopEveryTracer(t *testing.T) {
 			name   string
 			codes  map[common.Address][]byte
 			config func(*Config)
-			caller pool.Caller
+			caller callbound.Caller
 			closes bool
 			want   error // nil: a result
 		}{
 			{name: "timeout", codes: spin, config: withTimeout("1ms"), want: errTimeout},
-			{name: "hang-up", codes: spin, config: withTimeout("1m"), caller: pool.Caller{Peer: gone{}}, want: pool.ErrGone},
-			{name: "shutdown", codes: spin, config: withTimeout("1m"), closes: true, want: pool.ErrClosed},
+			{name: "hang-up", codes: spin, config: withTimeout("1m"), caller: callbound.Caller{Peer: gone{}}, want: callbound.ErrGone},
+			{name: "shutdown", codes: spin, config: withTimeout("1m"), closes: true, want: callbound.ErrClosed},
 			{name: "completion", codes: finite, config: withTimeout("1m")},
 		} {
 			cfg := parse(t, raw)
@@ -103,7 +103,7 @@ func TestTracerCrashIsAnError(t *testing.T) {
 		{`{"tracer": "keccak256PreimageTracer"}`, program(t, 1, 0, vm.MSTORE, uint64(1<<63-1), 1, vm.KECCAK256),
 			"tracing failed: tracer keccak256PreimageTracer crashed: runtime error: makeslice: len out of range (in internal.memoryCopy)"},
 	} {
-		_, err := trace(newPool(t), pool.Caller{}, parse(t, c.cfg), call(t, map[common.Address][]byte{contract: c.code}, 100_000), 1<<20)
+		_, err := trace(newPool(t), callbound.Caller{}, parse(t, c.cfg), call(t, map[common.Address][]byte{contract: c.code}, 100_000), 1<<20)
 		if err == nil || err.Error() != c.want {
 			t.Errorf("%s: %v, want %q", c.cfg, err, c.want)
 		}

@@ -1,4 +1,4 @@
-package pool
+package callbound
 
 import (
 	"time"
@@ -7,7 +7,7 @@ import (
 // monitor enforces deadlines and time limits and stops work for clients
 // that hung up, every tick while the pool has tasks; it exits after
 // idleLinger without any.
-func (p *Pool) monitor() {
+func (p *Bound) monitor() {
 	var idle time.Time
 	for {
 		time.Sleep(tick)
@@ -54,7 +54,7 @@ type suspect struct {
 
 // scan drops waiting tasks past their deadline and returns the running
 // tasks to cancel and those whose client is due a check; the caller holds mu.
-func (p *Pool) scan(now time.Time) ([]cancellation, []suspect) {
+func (p *Bound) scan(now time.Time) ([]cancellation, []suspect) {
 	var cancels []cancellation
 	var suspects []suspect
 	for i := range p.slots {
@@ -93,7 +93,7 @@ func (p *Pool) scan(now time.Time) ([]cancellation, []suspect) {
 
 // expireHeavy forgets clients no longer heavy, and starts their waiting
 // tasks where slots are free; the caller holds mu.
-func (p *Pool) expireHeavy(now time.Time) {
+func (p *Bound) expireHeavy(now time.Time) {
 	expired := false
 	for key, until := range p.heavy {
 		if now.After(until) {
@@ -117,7 +117,7 @@ func due(peer interface{ Gone() bool }, since time.Time, checked *time.Time, now
 
 // checkGone asks each suspect's client whether it is still there and stops
 // the work of those that are not.
-func (p *Pool) checkGone(suspects []suspect) {
+func (p *Bound) checkGone(suspects []suspect) {
 	for _, s := range suspects {
 		if !s.peer.Gone() {
 			continue
@@ -140,7 +140,7 @@ func (p *Pool) checkGone(suspects []suspect) {
 }
 
 // drop ends cl's i-th waiting task without running it; the caller holds mu.
-func (p *Pool) drop(cl *client, i int, cause error) {
+func (p *Bound) drop(cl *client, i int, cause error) {
 	w := cl.waiting[i]
 	p.unqueue(cl, i)
 	if p.perClient > 0 {

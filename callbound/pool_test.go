@@ -1,4 +1,4 @@
-package pool
+package callbound
 
 import (
 	"errors"
@@ -46,7 +46,7 @@ func eventually(t *testing.T, what string, cond func() bool) {
 }
 
 // blocker occupies every slot of p until release is closed.
-func blocker(t *testing.T, p *Pool, c Caller) (release func()) {
+func blocker(t *testing.T, p *Bound, c Caller) (release func()) {
 	t.Helper()
 	ch := make(chan struct{})
 	var wg sync.WaitGroup
@@ -62,7 +62,7 @@ func blocker(t *testing.T, p *Pool, c Caller) (release func()) {
 }
 
 // waitFor waits until n callers wait.
-func waitFor(t *testing.T, p *Pool, n int) {
+func waitFor(t *testing.T, p *Bound, n int) {
 	t.Helper()
 	eventually(t, "callers wait", func() bool { _, w, _, _ := p.Stats(); return w == n })
 }

@@ -1,4 +1,4 @@
-// Package pool bounds CPU-heavy requests (eth_call, eth_estimateGas,
+// Package callbound bounds CPU-heavy requests (eth_call, eth_estimateGas,
 // eth_createAccessList): at most Workers run at once and at most Queue more
 // wait, so that a flood of expensive calls degrades into fast rejections
 // instead of unbounded queues and never takes the CPUs from block production
@@ -26,7 +26,7 @@
 //   - no work outlives its request: a task whose deadline passes, or whose
 //     client hangs up, is cancelled while it runs and dropped, never run,
 //     while it waits.
-package pool
+package callbound
 
 import (
 	"errors"
@@ -111,8 +111,8 @@ const (
 	heavyMemory = 10 * time.Second
 )
 
-// Pool is a bounded, fair executor. It is safe for concurrent use.
-type Pool struct {
+// Bound is a bounded, fair executor. It is safe for concurrent use.
+type Bound struct {
 	workers, queue, perClient int
 	reserve                   int // slots heavy clients may not take: 1 with two workers or more
 	heavyAfter, heavyMemory   time.Duration
@@ -166,14 +166,14 @@ type client struct {
 }
 
 // New makes a pool.
-func New(cfg Config) *Pool {
+func New(cfg Config) *Bound {
 	if cfg.Workers <= 0 {
 		cfg.Workers = DefaultWorkers()
 	}
 	if cfg.Queue <= 0 {
 		cfg.Queue = 1024
 	}
-	p := &Pool{
+	p := &Bound{
 		workers:     cfg.Workers,
 		queue:       cfg.Queue,
 		perClient:   max(0, cfg.PerClient),
@@ -195,7 +195,7 @@ func New(cfg Config) *Pool {
 }
 
 // Workers is how many tasks may run at once.
-func (p *Pool) Workers() int { return p.workers }
+func (p *Bound) Workers() int { return p.workers }
 
 // Do runs fn for c, with at most limit of running time (0: no limit), and
 // returns when it has finished. When all slots are busy it waits its turn,
@@ -204,7 +204,7 @@ func (p *Pool) Workers() int { return p.workers }
 // passes or c hangs up while it waits, a *ShareError when c has its share
 // already, and ErrClosed after Close. fn's Task is cancelled, with one of
 // the errors above as its Err, when fn must stop; fn must not keep it.
-func (p *Pool) Do(c Caller, limit time.Duration, fn func(t *Task)) error {
+func (p *Bound) Do(c Caller, limit time.Duration, fn func(t *Task)) error {
 	idx, err := p.acquire(c, limit)
 	if err != nil {
 		return err
@@ -214,7 +214,7 @@ func (p *Pool) Do(c Caller, limit time.Duration, fn func(t *Task)) error {
 	return nil
 }
 
-func (p *Pool) acquire(c Caller, limit time.Duration) (int32, error) {
+func (p *Bound) acquire(c Caller, limit time.Duration) (int32, error) {
 	now := time.Now()
 	p.mu.Lock()
 	if p.closed {
@@ -278,7 +278,7 @@ func (p *Pool) acquire(c Caller, limit time.Duration) (int32, error) {
 }
 
 // start records the task in slot idx; the caller holds mu.
-func (p *Pool) start(idx int32, c Caller, cl *client, limit time.Duration, now time.Time) {
+func (p *Bound) start(idx int32, c Caller, cl *client, limit time.Duration, now time.Time) {
 	gen := p.slots[idx].gen + 1
 	p.tasks[idx].begin(gen)
 	s := slot{busy: true, caller: c, start: now, deadline: c.Deadline, cause: ErrTimeout, gen: gen}
@@ -294,7 +294,7 @@ func (p *Pool) start(idx int32, c Caller, cl *client, limit time.Duration, now t
 
 // release gives slot idx to the next waiting task that may start, or
 // frees it.
-func (p *Pool) release(idx int32) {
+func (p *Bound) release(idx int32) {
 	p.mu.Lock()
 	if cl := p.slots[idx].client; cl != nil {
 		cl.tasks--
@@ -310,7 +310,7 @@ func (p *Pool) release(idx int32) {
 
 // dispatch starts waiting tasks in free slots while some may start; the
 // caller holds mu.
-func (p *Pool) dispatch(now time.Time) {
+func (p *Bound) dispatch(now time.Time) {
 	for len(p.free) > 0 {
 		w := p.next(true)
 		if w == nil {
@@ -326,7 +326,7 @@ func (p *Pool) dispatch(now time.Time) {
 
 // next takes the first waiting task of the next client in turn (with
 // startable, the next one whose task may start now).
-func (p *Pool) next(startable bool) *waiter {
+func (p *Bound) next(startable bool) *waiter {
 	for range p.ring {
 		p.turn %= len(p.ring)
 		cl := p.ring[p.turn]
@@ -347,7 +347,7 @@ func (p *Pool) next(startable bool) *waiter {
 // mayStart reports whether a task of key may take a free slot: any task
 // may, but a heavy client's only while heavy clients hold fewer than
 // Workers-reserve slots. The caller holds mu.
-func (p *Pool) mayStart(key netip.Addr) bool {
+func (p *Bound) mayStart(key netip.Addr) bool {
 	if p.reserve == 0 || len(p.heavy) == 0 {
 		return true
 	}
@@ -364,7 +364,7 @@ func (p *Pool) mayStart(key netip.Addr) bool {
 }
 
 // unqueue removes cl's i-th waiting task; the caller holds mu.
-func (p *Pool) unqueue(cl *client, i int) {
+func (p *Bound) unqueue(cl *client, i int) {
 	w := cl.waiting[i]
 	w.queued = false
 	copy(cl.waiting[i:], cl.waiting[i+1:])
@@ -388,7 +388,7 @@ func (p *Pool) unqueue(cl *client, i int) {
 }
 
 // client returns key's record, making it; the caller holds mu.
-func (p *Pool) client(key netip.Addr) *client {
+func (p *Bound) client(key netip.Addr) *client {
 	cl := p.clients[key]
 	if cl == nil {
 		cl = &client{key: key}
@@ -398,14 +398,14 @@ func (p *Pool) client(key netip.Addr) *client {
 }
 
 // forget drops cl's record once nothing of it is left; the caller holds mu.
-func (p *Pool) forget(cl *client) {
+func (p *Bound) forget(cl *client) {
 	if cl.tasks == 0 && len(cl.waiting) == 0 {
 		delete(p.clients, cl.key)
 	}
 }
 
 // watch starts the monitor if it is not running; the caller holds mu.
-func (p *Pool) watch() {
+func (p *Bound) watch() {
 	if !p.monitoring {
 		p.monitoring = true
 		go p.monitor()
@@ -414,7 +414,7 @@ func (p *Pool) watch() {
 
 // Close cancels every running task and drops every waiting one with
 // ErrClosed; later calls to Do return ErrClosed.
-func (p *Pool) Close() {
+func (p *Bound) Close() {
 	p.mu.Lock()
 	p.closed = true
 	var cancels []cancellation
@@ -434,7 +434,7 @@ func (p *Pool) Close() {
 }
 
 // Heavy is how many clients count as heavy now.
-func (p *Pool) Heavy() int {
+func (p *Bound) Heavy() int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return len(p.heavy)
@@ -443,7 +443,7 @@ func (p *Pool) Heavy() int {
 // Stats reports busy slots, callers waiting for one, tasks rejected (queue
 // full, share exceeded) and dropped before running (deadline passed, client
 // gone) so far.
-func (p *Pool) Stats() (running, waiting int, rejected, dropped uint64) {
+func (p *Bound) Stats() (running, waiting int, rejected, dropped uint64) {
 	p.mu.Lock()
 	running, waiting = p.workers-len(p.free), p.waiting
 	p.mu.Unlock()
