@@ -19,7 +19,7 @@ import (
 	"github.com/ethereum/go-ethereum/params"
 	"github.com/holiman/uint256"
 
-	"github.com/stocknode/stocknode/node/chainconfig"
+	"github.com/stocknode/stocknode/chainconfig"
 )
 
 // testChain runs transactions against a state made from Predeploys(), one

@@ -28,7 +28,7 @@ func layer(path string) int {
 		return 3
 	case "cmd", "loadtest", "compare", "conformance", "e2e", "examples":
 		return 4
-	default: // codec, contracts, drip, httpserver, metrics, peer, pool, ratelimit, internal/...
+	default: // codec, chainconfig, contracts, drip, httpserver, metrics, peer, pool, ratelimit, internal/...
 		return 0
 	}
 }

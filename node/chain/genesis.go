@@ -14,8 +14,8 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/params"
 
+	"github.com/stocknode/stocknode/chainconfig"
 	"github.com/stocknode/stocknode/contracts"
-	"github.com/stocknode/stocknode/node/chainconfig"
 )
 
 const (

@@ -33,7 +33,7 @@ import (
 	"github.com/ethereum/go-ethereum/rlp"
 	"github.com/holiman/uint256"
 
-	"github.com/stocknode/stocknode/node/chainconfig"
+	"github.com/stocknode/stocknode/chainconfig"
 )
 
 // The transition chain: PoW blocks 1..7, proof of stake from block 8 on, and

@@ -43,7 +43,7 @@ import (
 	"github.com/ethereum/go-ethereum/params"
 	"github.com/holiman/uint256"
 
-	"github.com/stocknode/stocknode/node/chainconfig"
+	"github.com/stocknode/stocknode/chainconfig"
 )
 
 const (

@@ -2,10 +2,10 @@
 // share: every fork through Prague active at genesis, proof of stake from
 // genesis, Osaka and later off.
 //
-// It is a leaf package (go-ethereum's params only) rather than a part of
-// node/chain, so that everything can use it: node/chain imports contracts,
-// whose internal tests (package contracts) could not import node/chain
-// without a cycle.
+// It is a leaf package (go-ethereum's params only) below the engine rather
+// than a part of node/chain, so that everything can use it: the contracts'
+// tests run their bytecode on this configuration, and node/chain imports
+// contracts, so contracts may not import node/chain or anything above it.
 package chainconfig
 
 import (
