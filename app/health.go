@@ -10,6 +10,7 @@ type healthReport struct {
 	head  uint64
 	age   time.Duration // of the head's timestamp
 	stale bool
+	role  string // sequencer or replica
 	// replica is a read replica's lag behind the sequencer's log; nil on
 	// the sequencer.
 	replica *replicaLag
@@ -24,7 +25,7 @@ type replicaLag struct {
 // MarshalJSON writes the report with a fixed field order and precision, as
 // load balancers and dashboards have read it since the first release.
 func (h healthReport) MarshalJSON() ([]byte, error) {
-	b := fmt.Appendf(nil, `{"head":%d,"age":%q,"ageSeconds":%.3f,"stale":%t`, h.head, h.age.Round(time.Millisecond).String(), h.age.Seconds(), h.stale)
+	b := fmt.Appendf(nil, `{"head":%d,"age":%q,"ageSeconds":%.3f,"stale":%t,"role":%q`, h.head, h.age.Round(time.Millisecond).String(), h.age.Seconds(), h.stale, h.role)
 	if r := h.replica; r != nil {
 		b = fmt.Appendf(b, `,"replica":{"behindEntries":%d,"lagSeconds":%.3f}`, r.entries, r.lag.Seconds())
 	}
@@ -41,7 +42,7 @@ func (n *Node) health() (report []byte, ok bool) {
 }
 
 func (n *Node) healthReport() healthReport {
-	var h healthReport
+	h := healthReport{role: n.role()}
 	if n.follower != nil {
 		entries, lag, _ := n.follower.Lag()
 		h.replica = &replicaLag{entries: entries, lag: lag}
@@ -64,4 +65,18 @@ func (n *Node) staleAfter() time.Duration {
 		return 0
 	}
 	return max(5*time.Second, 10*n.cfg.Sequencer.BlockTime)
+}
+
+// The node's roles, as /health and the node_role metric name them.
+const (
+	roleSequencer = "sequencer" // produces blocks and pre-confirmations
+	roleReplica   = "replica"   // follows the sequencer's log (--follow)
+)
+
+// role says what this node does in the deployment.
+func (n *Node) role() string {
+	if n.cfg.Follow {
+		return roleReplica
+	}
+	return roleSequencer
 }

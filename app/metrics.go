@@ -64,6 +64,16 @@ func (m observedMux) Mount(prefix string, h fasthttp.RequestHandler) {
 // counters, written once they are not zero.
 func (n *Node) registerGauges() {
 	r := n.reg
+	// node_role: 1 for the role the node has now (health's "role"), 0 for
+	// the others, so that a dashboard sums the roles of a deployment.
+	for _, role := range []string{roleSequencer, roleReplica} {
+		r.Gauge(`node_role{role="`+role+`"}`, func() float64 {
+			if n.role() == role {
+				return 1
+			}
+			return 0
+		})
+	}
 	// chain_head_number: number of the latest sealed block.
 	r.Gauge("chain_head_number", func() float64 {
 		if snap := n.store.Load(); snap != nil {

@@ -117,6 +117,11 @@ func TestMetricsOfARunningNode(t *testing.T) {
 			t.Errorf("counter %s lacks _total", name)
 		}
 	}
+	for role, want := range map[string]float64{"sequencer": 1, "replica": 0} {
+		if m := sample(families, "node_role", "role", role); m == nil || m.GetGauge().GetValue() != want {
+			t.Errorf("node_role{role=%q}: %v, want %v", role, m, want)
+		}
+	}
 	for name, typ := range map[string]dto.MetricType{"chain_head_number": dto.MetricType_GAUGE, "go_goroutines": dto.MetricType_GAUGE, "process_cpu_seconds_total": dto.MetricType_COUNTER} {
 		if mf := families[name]; mf == nil || mf.GetType() != typ {
 			t.Errorf("%s: %v, want a %v", name, mf, typ)

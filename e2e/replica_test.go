@@ -379,10 +379,13 @@ func testFloodLosingNATSServer(t *testing.T, cluster *natsCluster, all []*peer, 
 			t.Errorf("%s exited (%v)", p.name, p.err)
 		}
 	}
+	if h := all[0].health(t); h.Role != "sequencer" || h.Replica != nil {
+		t.Errorf("%s's /health: %+v, want the sequencer's", all[0].name, h)
+	}
 	for _, r := range all[1:] {
 		h := r.health(t)
-		if h.Replica == nil || h.Replica.LagSeconds > 1 {
-			t.Errorf("%s's /health after the flood: %+v, want a replica lag under a second", r.name, h)
+		if h.Role != "replica" || h.Replica == nil || h.Replica.LagSeconds > 1 {
+			t.Errorf("%s's /health after the flood: %+v, want a replica's, its lag under a second", r.name, h)
 		}
 	}
 }
@@ -711,6 +714,7 @@ func (n *node) exited() bool {
 
 type healthJSON struct {
 	Head    uint64 `json:"head"`
+	Role    string `json:"role"`
 	Replica *struct {
 		BehindEntries uint64  `json:"behindEntries"`
 		LagSeconds    float64 `json:"lagSeconds"`

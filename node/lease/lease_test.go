@@ -1,0 +1,187 @@
+package lease
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// startNATS starts an in-process JetStream server and returns its URL.
+func startNATS(t *testing.T) string {
+	t.Helper()
+	srv, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: server.RANDOM_PORT, JetStream: true, StoreDir: t.TempDir(), NoSigs: true, NoLog: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.Start()
+	t.Cleanup(srv.Shutdown)
+	if !srv.ReadyForConnections(5 * time.Second) {
+		t.Fatal("NATS server not ready")
+	}
+	return srv.ClientURL()
+}
+
+// candidate opens the lease as holder over its own connection.
+func candidate(t *testing.T, url, holder string, cfg Config) *Lease {
+	l, _ := candidateConn(t, url, holder, cfg)
+	return l
+}
+
+func candidateConn(t *testing.T, url, holder string, cfg Config) (*Lease, *nats.Conn) {
+	t.Helper()
+	nc, err := nats.Connect(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.ChainID, cfg.Holder = 7, holder
+	l, err := Open(context.Background(), js, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l, nc
+}
+
+func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+func TestConfigRefused(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		cfg  Config
+	}{
+		{"no holder", Config{TTL: time.Second, Renew: 100 * time.Millisecond}},
+		{"ttl below JetStream's shortest age", Config{Holder: "a", TTL: 50 * time.Millisecond, Renew: 10 * time.Millisecond}},
+		{"renewal does not fit twice", Config{Holder: "a", TTL: time.Second, Renew: 600 * time.Millisecond}},
+	} {
+		if err := tt.cfg.withDefaults().validate(); err == nil {
+			t.Errorf("%s: accepted", tt.name)
+		}
+	}
+	if err := (Config{Holder: "a"}).withDefaults().validate(); err != nil {
+		t.Errorf("the defaults: %v", err)
+	}
+}
+
+// TestAcquireRenewRelease: one holder at a time; a renewal by a holder
+// whose lease another took is refused; a release frees it at once.
+func TestAcquireRenewRelease(t *testing.T) {
+	url := startNATS(t)
+	ctx := context.Background()
+	cfg := Config{TTL: 400 * time.Millisecond, Renew: 100 * time.Millisecond}
+	a, b := candidate(t, url, "a", cfg), candidate(t, url, "b", cfg)
+
+	if held, err := a.Acquire(ctx); !held || err != nil {
+		t.Fatalf("a takes a free lease: %t, %v", held, err)
+	}
+	if held, err := b.Acquire(ctx); held || err != nil {
+		t.Fatalf("b takes a's lease: %t, %v", held, err)
+	}
+	if who, err := b.Holder(ctx); who != "a" || err != nil {
+		t.Fatalf("holder %q, %v; want a", who, err)
+	}
+	for range 5 { // renewed well past one TTL
+		time.Sleep(cfg.Renew)
+		if err := a.Renew(ctx); err != nil {
+			t.Fatalf("a renews: %v", err)
+		}
+	}
+	if held, _ := b.Acquire(ctx); held {
+		t.Fatal("b took a lease a kept renewing")
+	}
+
+	time.Sleep(cfg.TTL + 300*time.Millisecond) // a stops renewing: the lease expires
+	if held, err := b.Acquire(ctx); !held || err != nil {
+		t.Fatalf("b takes the expired lease: %t, %v", held, err)
+	}
+	if err := a.Renew(ctx); err != ErrLost {
+		t.Fatalf("a renews b's lease: %v, want ErrLost", err)
+	}
+
+	if err := b.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if held, err := a.Acquire(ctx); !held || err != nil {
+		t.Fatalf("a takes the released lease at once: %t, %v", held, err)
+	}
+}
+
+// TestCampaignOneLeaderAndTakeover: candidates started at once elect
+// exactly one leader; when it dies without a word (its connection gone,
+// no release), another leads.
+func TestCampaignOneLeaderAndTakeover(t *testing.T) {
+	url := startNATS(t)
+	cfg := Config{TTL: 500 * time.Millisecond, Renew: 100 * time.Millisecond}
+	var (
+		mu      sync.Mutex
+		leading = map[string]bool{}
+		most    atomic.Int32
+		led     = make(chan string, 8)
+	)
+	lead := func(name string) func(context.Context) {
+		return func(ctx context.Context) {
+			mu.Lock()
+			leading[name] = true
+			n := int32(0)
+			for _, on := range leading {
+				if on {
+					n++
+				}
+			}
+			most.Store(max(most.Load(), n))
+			mu.Unlock()
+			led <- name
+			<-ctx.Done()
+			mu.Lock()
+			leading[name] = false
+			mu.Unlock()
+		}
+	}
+	names := []string{"a", "b", "c"}
+	cancels := map[string]context.CancelFunc{}
+	conns := map[string]*nats.Conn{}
+	var wg sync.WaitGroup
+	for _, name := range names {
+		l, nc := candidateConn(t, url, name, cfg)
+		conns[name] = nc
+		ctx, cancel := context.WithCancel(context.Background())
+		cancels[name] = cancel
+		wg.Go(func() { l.Campaign(ctx, quiet(), lead(name)) })
+	}
+	t.Cleanup(func() {
+		for _, cancel := range cancels {
+			cancel()
+		}
+		wg.Wait()
+	})
+
+	first := <-led
+	time.Sleep(3 * cfg.TTL)
+	if most.Load() != 1 {
+		t.Fatalf("%d candidates led at once", most.Load())
+	}
+	// The leader's NATS goes away: it renews no more and releases nothing.
+	conns[first].Close()
+	killed := time.Now()
+	select {
+	case next := <-led:
+		if next == first {
+			t.Fatalf("%s led again without a connection", first)
+		}
+		// How fast is for the failover benchmark, not for a unit test.
+		t.Logf("%s took over %v after %s's connection closed (TTL %v)", next, time.Since(killed).Round(time.Millisecond), first, cfg.TTL)
+	case <-time.After(5 * time.Second):
+		t.Fatal("no candidate took over")
+	}
+}
