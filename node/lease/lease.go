@@ -34,6 +34,10 @@ const (
 	DefaultRenew = 200 * time.Millisecond
 )
 
+// bucketBytes bounds the bucket: one entry of a holder's name, and room
+// for its expiry markers.
+const bucketBytes = 64 << 10
+
 // key is the lease's entry in its bucket.
 const key = "leader"
 
@@ -105,6 +109,7 @@ func Open(ctx context.Context, js jetstream.JetStream, cfg Config) (*Lease, erro
 		TTL:            cfg.TTL,
 		LimitMarkerTTL: max(cfg.TTL, time.Second), // how long the expiry marker stays: JetStream's least is 1 s
 		Replicas:       cfg.Replicas,
+		MaxBytes:       bucketBytes,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("lease: bucket %s: %w", BucketName(cfg.ChainID), err)

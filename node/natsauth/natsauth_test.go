@@ -21,6 +21,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/nats-io/nkeys"
 
+	"github.com/stocknode/stocknode/node/lease"
 	"github.com/stocknode/stocknode/node/natsauth"
 	"github.com/stocknode/stocknode/node/relay"
 	"github.com/stocknode/stocknode/node/seqlog"
@@ -382,5 +383,67 @@ func TestServerConfig(t *testing.T) {
 	if nc, err := nats.Connect(url, nats.MaxReconnects(0)); err == nil {
 		nc.Close()
 		t.Error("an anonymous client connected to the external server")
+	}
+}
+
+// TestReplicaCannotTakeTheLease: the sequencer's credentials take the
+// leader lease (node/lease) and keep it; a replica's can neither open the
+// lease's bucket nor write its entry through the bucket's subjects, and
+// the sequencer leads throughout.
+func TestReplicaCannotTakeTheLease(t *testing.T) {
+	s := startSequencer(t)
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	seqJS, err := jetstream.New(s.log.Conn())
+	if err != nil {
+		t.Fatal(err)
+	}
+	held, err := lease.Open(ctx, seqJS, lease.Config{ChainID: chainID, Holder: "sequencer"})
+	if err != nil {
+		t.Fatalf("the sequencer opens the lease: %v", err)
+	}
+	leading, deposed := make(chan struct{}), make(chan struct{})
+	campaign := make(chan struct{})
+	go func() {
+		defer close(campaign)
+		held.Campaign(ctx, quiet(), func(lead context.Context) {
+			close(leading)
+			<-lead.Done()
+			if ctx.Err() == nil {
+				close(deposed)
+			}
+		})
+	}()
+	defer func() { stop(); <-campaign }()
+	select {
+	case <-leading:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the sequencer never took the lease")
+	}
+
+	v := new(natsauth.Violations)
+	nc := s.connectReplica(t, v)
+	js, err := jetstream.New(nc, jetstream.WithDefaultTimeout(time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	short, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	if _, err := lease.Open(short, js, lease.Config{ChainID: chainID, Holder: "replica"}); err == nil {
+		t.Error("a replica opened the lease's bucket")
+	}
+	// The bucket's subjects, without JetStream's API: a put of the lease.
+	if err := nc.Publish("$KV."+lease.BucketName(chainID)+".leader", []byte("replica")); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "a publish violation", func() bool { return v.Has("Publish to") })
+	time.Sleep(2 * lease.DefaultTTL)
+	select {
+	case <-deposed:
+		t.Fatal("the sequencer lost the lease")
+	default:
+	}
+	if who, err := held.Holder(ctx); who != "sequencer" || err != nil {
+		t.Fatalf("the lease is held by %q (%v), want the sequencer", who, err)
 	}
 }

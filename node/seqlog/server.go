@@ -12,6 +12,10 @@ import (
 	"github.com/nats-io/nats-server/v2/server"
 )
 
+// sideRoom is the embedded server's storage beyond the log's stream, for
+// the small key-value buckets beside it (node/lease's is one entry).
+const sideRoom = 4 << 20
+
 // embedded is the in-process JetStream server.
 type embedded struct {
 	srv    *server.Server
@@ -85,7 +89,9 @@ func serverOptions(cfg Config) (*server.Options, string, error) {
 		}
 	}
 	// Explicit limits: left unset, JetStream sizes them from the free disk
-	// and memory and may refuse the stream on a small disk.
+	// and memory and may refuse the stream on a small disk. The log's
+	// stream reserves MaxBytes; sideRoom is left for the small buckets
+	// beside it (the leader lease).
 	var tmpDir string
 	if cfg.InMemory {
 		dir, err := os.MkdirTemp("", "stocknode-nats-")
@@ -93,9 +99,9 @@ func serverOptions(cfg Config) (*server.Options, string, error) {
 			return nil, "", fmt.Errorf("embedded NATS server: %w", err)
 		}
 		tmpDir, opts.StoreDir = dir, dir
-		opts.JetStreamMaxMemory = cfg.MaxBytes
+		opts.JetStreamMaxMemory = cfg.MaxBytes + sideRoom
 	} else {
-		opts.JetStreamMaxStore = cfg.MaxBytes
+		opts.JetStreamMaxStore = cfg.MaxBytes + sideRoom
 	}
 	return opts, tmpDir, nil
 }
