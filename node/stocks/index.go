@@ -124,7 +124,11 @@ func (x *Index) Run(ctx context.Context) error {
 			return nil
 		case <-x.wake:
 		}
-		if err := x.update(ctx); err != nil {
+		switch err := x.update(ctx); {
+		case err == nil:
+		case ctx.Err() != nil:
+			return nil // a shutdown cut the read short: nothing is behind
+		default:
 			// The next head tries again; the current view stays.
 			x.log.Warn("Tokenized-stock index behind the head", "err", err)
 		}

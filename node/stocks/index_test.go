@@ -1,7 +1,9 @@
 package stocks
 
 import (
+	"bytes"
 	"context"
+	"log/slog"
 	"math/big"
 	"testing"
 	"time"
@@ -14,6 +16,7 @@ import (
 	"github.com/stocknode/stocknode/contracts"
 	"github.com/stocknode/stocknode/node/chain"
 	"github.com/stocknode/stocknode/node/chaintest"
+	"github.com/stocknode/stocknode/node/pending"
 	"github.com/stocknode/stocknode/node/preview"
 )
 
@@ -87,5 +90,28 @@ func waitView(t *testing.T, index *Index, ok func(*View) bool) *View {
 			t.Fatalf("index view %+v did not get there in 10 s", index.View())
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestShutdownIsNotBehind: a read that the shutdown's cancelled context
+// cuts short is not an index behind the head, and logs no warning (an
+// operator reads every WARN line of a clean stop as trouble).
+func TestShutdownIsNotBehind(t *testing.T) {
+	e := chaintest.New(t, chaintest.Config{})
+	var logged bytes.Buffer
+	index := New(e.Chain, e.Store, contracts.FactoryAddress, slog.New(slog.NewTextHandler(&logged, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	e.Run(index)
+	e.WaitFor("block 2", func(s *pending.Snapshot) bool { return s.Head.NumberU64() >= 2 })
+	for range 32 { // Run's select takes the wake-up or the end at random when both are ready
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		index.current.Store(nil) // a view from genesis on: the read scans every block
+		index.Notify()
+		if err := index.Run(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if logged.Len() > 0 {
+		t.Fatalf("a stop logged:\n%s", logged.String())
 	}
 }
