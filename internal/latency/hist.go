@@ -30,6 +30,7 @@ const (
 	histBuckets = histSub + histMaxExp*histHalf
 )
 
+// New returns an empty histogram.
 func New() *Hist { return &Hist{counts: make([]uint64, histBuckets), min: math.MaxInt64} }
 
 // histIndex maps a value in nanoseconds to its bucket.
@@ -57,6 +58,7 @@ func histBounds(i int) (lo, hi int64) {
 	return m << shift, (m+1)<<shift - 1
 }
 
+// Record counts d.
 func (h *Hist) Record(d time.Duration) {
 	v := int64(d)
 	h.counts[histIndex(v)]++
@@ -101,6 +103,7 @@ func (h *Hist) quantile(q float64) time.Duration {
 	return time.Duration(h.max)
 }
 
+// Mean is the mean of the recorded durations (0 with none).
 func (h *Hist) Mean() time.Duration {
 	if h.N == 0 {
 		return 0

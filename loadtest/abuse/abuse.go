@@ -25,6 +25,8 @@ import (
 // measures what the other users of the node would see. See Flags for
 // the attacks and their sizes.
 
+// Config is the battery: the node attacked, which attacks, and each attack's
+// size and verdict limits (Flags gives the defaults).
 type Config struct {
 	URL, WSURL, Metrics string
 	NATSURL, NATSNKey   string
@@ -89,6 +91,8 @@ type Config struct {
 	Network string
 }
 
+// Flags registers the abuse mode's flags on fs and returns the Config they
+// fill.
 func Flags(fs *flag.FlagSet) *Config {
 	c := new(Config)
 	fs.StringVar(&c.URL, "url", "http://127.0.0.1:8545", "the node's JSON-RPC HTTP endpoint")
@@ -320,6 +324,8 @@ func (b *battery) selectAttacks(list string) ([]attack, error) {
 	return out, nil
 }
 
+// Run tries every attack of cfg in turn against the node, with the canary
+// beside it, and reports each verdict; progress goes to log.
 func Run(ctx context.Context, cfg Config, log io.Writer) (Report, error) {
 	report := Report{URL: cfg.URL, PID: cfg.PID, Targets: cfg.targets()}
 	b, err := newBattery(cfg, log)

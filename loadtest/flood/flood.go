@@ -32,6 +32,8 @@ import (
 	"github.com/stocknode/stocknode/loadtest/workload"
 )
 
+// Config is a flood: where it goes, from how many accounts and senders, for
+// how long, and at what offered rate (Flags gives the defaults).
 type Config struct {
 	URL           string
 	Accounts      int
@@ -48,6 +50,8 @@ type Config struct {
 	To            string // every transfer's recipient; empty: the next sending account
 }
 
+// Flags registers the flood mode's flags on fs and returns the Config they
+// fill.
 func Flags(fs *flag.FlagSet) *Config {
 	c := new(Config)
 	fs.StringVar(&c.URL, "url", "http://127.0.0.1:8545", "JSON-RPC HTTP endpoint")
@@ -74,6 +78,8 @@ type floodBlocks struct {
 	GasLimit   uint64  `json:"gasLimit"`
 }
 
+// Report is what a flood measured: transactions accepted, rejected and
+// included, and the times from send to pending, latest and receipt.
 type Report struct {
 	URL      string  `json:"url"`
 	Accounts int     `json:"accounts"`
@@ -157,6 +163,8 @@ type senderStats struct {
 	latency                *latency.Hist
 }
 
+// Run funds the accounts, floods the node with signed transfers for
+// cfg.Duration, waits for what was accepted to be sealed, and reports.
 func Run(ctx context.Context, cfg Config) (Report, error) {
 	report := Report{URL: cfg.URL, Accounts: cfg.Accounts, Senders: cfg.Senders, Rate: cfg.Rate, PollInterval: cfg.Poll.String()}
 	if err := target.CheckLoopback(cfg.URL); err != nil {

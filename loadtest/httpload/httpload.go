@@ -25,6 +25,9 @@ import (
 	"github.com/stocknode/stocknode/loadtest/workload"
 )
 
+// Config is an HTTP load: the endpoint, the method mix and tag, the
+// connection counts to sweep and each run's length (Flags gives the
+// defaults).
 type Config struct {
 	URL      string
 	Method   string
@@ -42,6 +45,8 @@ type Config struct {
 	hashes   []string
 }
 
+// Flags registers the http mode's flags on fs and returns the Config they
+// fill.
 func Flags(fs *flag.FlagSet) *Config {
 	c := new(Config)
 	fs.StringVar(&c.URL, "url", "http://127.0.0.1:8545", "JSON-RPC HTTP endpoint")
@@ -81,6 +86,7 @@ type RunReport struct {
 	Mean            time.Duration     `json:"latencyMean"`
 }
 
+// Report is one RunReport per connection count swept.
 type Report struct {
 	Runs []RunReport `json:"runs"`
 }
@@ -133,6 +139,8 @@ func parseConns(s string) ([]int, error) {
 	return out, nil
 }
 
+// Run sends cfg's requests over each connection count in turn and reports
+// throughput and latency for each.
 func Run(ctx context.Context, cfg Config) (Report, error) {
 	var report Report
 	if err := target.CheckLoopback(cfg.URL); err != nil {

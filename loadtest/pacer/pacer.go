@@ -15,6 +15,8 @@ type Pacer struct {
 	next     time.Time
 }
 
+// New paces worker w of workers, all of them together offering rate
+// requests per second from start.
 func New(rate float64, workers, w int, start time.Time) *Pacer {
 	if rate <= 0 {
 		return &Pacer{}

@@ -26,6 +26,8 @@ type Config struct {
 	Duration  time.Duration
 }
 
+// Flags registers the replag mode's flags on fs and returns the Config they
+// fill.
 func Flags(fs *flag.FlagSet) *Config {
 	c := new(Config)
 	fs.StringVar(&c.Sequencer, "sequencer", "ws://127.0.0.1:8545/ws", "the sequencer's WebSocket endpoint")
@@ -34,6 +36,8 @@ func Flags(fs *flag.FlagSet) *Config {
 	return c
 }
 
+// Report is how far the replica's heads and pre-confirmations trailed the
+// sequencer's.
 type Report struct {
 	Sequencer string            `json:"sequencer"`
 	Replica   string            `json:"replica"`
@@ -95,6 +99,8 @@ func flashArrivals(ctx context.Context, url string) (map[flashKey]time.Time, err
 	}
 }
 
+// Run listens to both nodes' newHeads for c.Duration and reports the
+// replica's lag behind the sequencer.
 func Run(ctx context.Context, c Config) (Report, error) {
 	ctx, cancel := context.WithTimeout(ctx, c.Duration)
 	defer cancel()

@@ -46,6 +46,7 @@ type Error struct {
 
 func (e *Error) Error() string { return e.Message }
 
+// Envelope is a JSON-RPC response: its id, and its result or error.
 type Envelope struct {
 	ID     json.RawMessage `json:"id"`
 	Result json.RawMessage `json:"result"`

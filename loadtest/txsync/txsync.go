@@ -1,6 +1,12 @@
 // Package txsync is loadtest's txsync mode: how long a client waits from
-// sending a transfer until it holds the receipt, by eth_sendRawTransactionSync
-// or by polling, per view.
+// sending a transfer until it holds the receipt, per view (/ and /preconf)
+// and per way of asking: one eth_sendRawTransactionSync (EIP-7966), or
+// eth_sendRawTransaction and eth_getTransactionReceipt polled every -poll
+// (at once after the send, then on the interval). A few senders, each with
+// its own account, send one transfer at a time after a random pause of up
+// to a block time (so that sends fall anywhere in a block), cycling through
+// the combinations so that each sees the same conditions. Run it alone for
+// the idle node, and beside `loadtest flood -rate 5000` for a busy one.
 package txsync
 
 import (
@@ -29,16 +35,8 @@ import (
 	"github.com/stocknode/stocknode/loadtest/workload"
 )
 
-// txsync measures how long a client waits from sending a transfer until
-// it holds the receipt, per view (/ and /preconf) and per way of asking:
-// one eth_sendRawTransactionSync (EIP-7966), or eth_sendRawTransaction and
-// eth_getTransactionReceipt polled every -poll (at once after the send,
-// then on the interval). A few senders, each with its own account, send
-// one transfer at a time after a random pause of up to a block time (so
-// that sends fall anywhere in a block), cycling through the combinations
-// so that each sees the same conditions. Run it alone for the
-// idle node, and beside `loadtest flood -rate 5000` for a busy one.
-
+// Config is a send-to-receipt measurement: the endpoint, the paths and
+// methods to compare, and the samples of each (Flags gives the defaults).
 type Config struct {
 	URL     string
 	Paths   string
@@ -51,6 +49,8 @@ type Config struct {
 	Funder  int
 }
 
+// Flags registers the txsync mode's flags on fs and returns the Config they
+// fill.
 func Flags(fs *flag.FlagSet) *Config {
 	c := new(Config)
 	fs.StringVar(&c.URL, "url", "http://127.0.0.1:8545", "the node's JSON-RPC base URL; -paths are appended")
@@ -80,6 +80,7 @@ type txsyncResult struct {
 	Errors map[string]int     `json:"errors,omitempty"`
 }
 
+// Report is the send-to-receipt latency of each path and method combination.
 type Report struct {
 	URL     string         `json:"url"`
 	Senders int            `json:"senders"`
@@ -103,6 +104,8 @@ func (r Report) String() string {
 	return strings.TrimRight(b.String(), "\n")
 }
 
+// Run sends cfg.Samples transfers through each combination and reports the
+// time until each one's receipt.
 func Run(ctx context.Context, cfg Config) (Report, error) {
 	report := Report{URL: cfg.URL, Senders: cfg.Senders, Poll: cfg.Poll.String()}
 	if err := target.CheckLoopback(cfg.URL); err != nil {

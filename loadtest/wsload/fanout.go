@@ -22,6 +22,8 @@ import (
 	"github.com/stocknode/stocknode/loadtest/wsprobe"
 )
 
+// FanoutConfig is a newHeads fan-out: the endpoint, the subscribers and how
+// long they listen (FanoutFlags gives the defaults).
 type FanoutConfig struct {
 	URL      string
 	N        int
@@ -36,6 +38,8 @@ type FanoutConfig struct {
 	params string
 }
 
+// FanoutFlags registers the ws-fanout mode's flags on fs and returns the
+// FanoutConfig they fill.
 func FanoutFlags(fs *flag.FlagSet) *FanoutConfig {
 	c := new(FanoutConfig)
 	fs.StringVar(&c.URL, "url", "ws://127.0.0.1:8545/ws", "WebSocket endpoint")
@@ -49,6 +53,8 @@ func FanoutFlags(fs *flag.FlagSet) *FanoutConfig {
 	return c
 }
 
+// FanoutReport is how the subscribers received each head: delivery spread,
+// misses, and the server's memory.
 type FanoutReport struct {
 	URL          string `json:"url"`
 	Subscribers  int    `json:"subscribers"`
@@ -97,6 +103,8 @@ type subscriber struct {
 	closed   atomic.Bool
 }
 
+// RunFanout opens cfg's subscribers, listens for cfg.Duration and reports
+// the delivery of every head.
 func RunFanout(ctx context.Context, cfg FanoutConfig) (FanoutReport, error) {
 	report := FanoutReport{URL: cfg.URL, Subscribers: cfg.N}
 	if err := target.CheckLoopback(cfg.URL); err != nil {

@@ -26,6 +26,8 @@ import (
 	"github.com/stocknode/stocknode/loadtest/wsprobe"
 )
 
+// LogsConfig is a logs subscription load: the endpoints, the subscribers
+// and how long they listen (LogsFlags gives the defaults).
 type LogsConfig struct {
 	URL, RPC string
 	N        int
@@ -35,6 +37,8 @@ type LogsConfig struct {
 	Readers  int
 }
 
+// LogsFlags registers the ws-logs mode's flags on fs and returns the
+// LogsConfig they fill.
 func LogsFlags(fs *flag.FlagSet) *LogsConfig {
 	c := new(LogsConfig)
 	fs.StringVar(&c.URL, "url", "ws://127.0.0.1:8545/ws", "WebSocket endpoint")
@@ -47,6 +51,7 @@ func LogsFlags(fs *flag.FlagSet) *LogsConfig {
 	return c
 }
 
+// LogsReport is how the subscribers received the logs the generator emitted.
 type LogsReport struct {
 	Kind         string            `json:"kind"`
 	Subscribers  int               `json:"subscribers"`
@@ -82,6 +87,8 @@ type sender struct {
 	nonce uint64
 }
 
+// RunLogs subscribes cfg's clients to logs, emits transactions that log,
+// and reports each log's delivery.
 func RunLogs(ctx context.Context, cfg LogsConfig) (LogsReport, error) {
 	report := LogsReport{Kind: cfg.Kind, Subscribers: cfg.N}
 	for _, u := range []string{cfg.URL, cfg.RPC} {
