@@ -15,6 +15,7 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/ethclient"
 	"github.com/ethereum/go-ethereum/params"
+	"github.com/ethereum/go-ethereum/rpc"
 
 	"github.com/stocknode/stocknode/node/chain"
 	"github.com/stocknode/stocknode/node/natsauth"
@@ -149,6 +150,12 @@ func TestAcceptedSurvivesKill(t *testing.T) {
 	n := startNode(t, args...)
 	client, _ := n.dial(t)
 	ctx := testContext(t, 40*time.Second)
+	// The opening tick of block 1 executes whatever the pool holds: send
+	// after it, or the transfer is pre-confirmed at once.
+	poll(t, ctx, "block 1 opened", func() bool {
+		h, err := client.HeaderByNumber(ctx, big.NewInt(int64(rpc.PendingBlockNumber)))
+		return err == nil && h.Number.Int64() == 1
+	})
 	to := freshAddress(t)
 	sendTransfer(t, ctx, client, to, 777)
 	if b, err := client.PendingBalanceAt(ctx, to); err != nil || b.Sign() != 0 {

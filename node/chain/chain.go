@@ -141,6 +141,11 @@ func open(cfg Config, kv ethdb.KeyValueStore, db ethdb.Database) (*Chain, error)
 		}
 	}
 	engine := NewEngine(rules.MinBaseFee)
+	if genesis != nil && !cfg.InMemory {
+		if err := createChain(db, genesis, engine, blockChainConfig(cfg, mode)); err != nil {
+			return nil, err
+		}
+	}
 	bc, err := core.NewBlockChain(db, genesis, engine, blockChainConfig(cfg, mode))
 	if err != nil {
 		return nil, fmt.Errorf("open blockchain: %w", err)
@@ -165,6 +170,28 @@ func open(cfg Config, kv ethdb.KeyValueStore, db ethdb.Database) (*Chain, error)
 		}
 	}
 	return c, nil
+}
+
+// createChain writes a new chain's genesis block and state, makes them
+// durable, and closes the chain again.
+//
+// Nothing core writes is synced: pebble keeps unsynced writes in its
+// write-ahead log's 32 KiB block in memory until the block fills, and the
+// path scheme flushes state in the background. A node killed in its first
+// seconds would restart with the genesis state but no genesis block (or
+// the reverse), which neither core nor the sequencer's log repairs. Later
+// blocks need no such care: a restart rewinds them or takes them from the
+// log. Only a new chain's first start pays for the second open.
+func createChain(db ethdb.Database, genesis *core.Genesis, engine *Engine, config *core.BlockChainConfig) error {
+	bc, err := core.NewBlockChain(db, genesis, engine, config.WithNoAsyncFlush(true))
+	if err != nil {
+		return fmt.Errorf("create the chain: %w", err)
+	}
+	bc.Stop()
+	if err := db.SyncKeyValue(); err != nil {
+		return fmt.Errorf("create the chain: sync the database: %w", err)
+	}
+	return nil
 }
 
 // blockChainConfig is go-ethereum's configuration for a chain in mode.

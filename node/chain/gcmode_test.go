@@ -229,6 +229,8 @@ const (
 	crashDirEnv  = "STOCKNODE_CRASH_DIR"
 	crashModeEnv = "STOCKNODE_CRASH_MODE"
 	crashTimeEnv = "STOCKNODE_CRASH_GENESIS_TIME"
+	// crashBlocksEnv is how many blocks the child appends.
+	crashBlocksEnv = "STOCKNODE_CRASH_BLOCKS"
 )
 
 func TestCrashChild(t *testing.T) {
@@ -240,11 +242,16 @@ func TestCrashChild(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	genesis, blocks := recentChain(t, genesisTime, crashChainLength)
+	n, err := strconv.Atoi(os.Getenv(crashBlocksEnv))
+	if err != nil {
+		t.Fatal(err)
+	}
+	genesis, blocks := recentChain(t, genesisTime, n)
 	c, err := Open(Config{DataDir: dir, Genesis: genesis, GCMode: GCMode(os.Getenv(crashModeEnv)), StateHistory: DefaultStateHistory})
 	if err != nil {
 		t.Fatal(err)
 	}
+	fmt.Println("opened")
 	for _, b := range blocks {
 		if err := c.Append(b); err != nil {
 			t.Fatal(err)
@@ -311,13 +318,46 @@ func TestKill9WhileAppending(t *testing.T) {
 	}
 }
 
+// A node killed right after it created its chain reopens it, though
+// nothing core writes is synced and pebble holds unsynced writes in memory.
+func TestKill9AfterCreatingTheChain(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a child process")
+	}
+	for _, mode := range []GCMode{GCFull, GCArchive} {
+		t.Run(string(mode), func(t *testing.T) {
+			dir := t.TempDir()
+			genesisTime := uint64(time.Now().Unix()) - 3600
+			crashWhileAppending(t, dir, mode, genesisTime, 0)
+
+			genesis, _ := recentChain(t, genesisTime, 0)
+			c, err := Open(Config{DataDir: dir, Genesis: genesis, CheckGenesis: true, GCMode: mode, StateHistory: DefaultStateHistory})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			if head := c.Head(); head.Number.Sign() != 0 || head.Hash() != genesis.ToBlock().Hash() {
+				t.Fatalf("reopened at %d %s, want the genesis", head.Number, head.Hash())
+			}
+			if _, err := c.StateReaderAt(c.Head()); err != nil {
+				t.Fatalf("the genesis state: %v", err)
+			}
+		})
+	}
+}
+
 // crashWhileAppending runs the crash child on dir until it announced at
-// least n blocks, kills it with SIGKILL and returns the last block it
-// announced.
+// least n blocks (with n 0, until it opened the chain), kills it with
+// SIGKILL and returns the last block it announced.
 func crashWhileAppending(t *testing.T, dir string, mode GCMode, genesisTime uint64, n uint64) uint64 {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestCrashChild$", "-test.v")
-	cmd.Env = append(os.Environ(), crashDirEnv+"="+dir, crashModeEnv+"="+string(mode), fmt.Sprintf("%s=%d", crashTimeEnv, genesisTime))
+	blocks := crashChainLength
+	if n == 0 {
+		blocks = 0
+	}
+	cmd.Env = append(os.Environ(), crashDirEnv+"="+dir, crashModeEnv+"="+string(mode),
+		fmt.Sprintf("%s=%d", crashTimeEnv, genesisTime), fmt.Sprintf("%s=%d", crashBlocksEnv, blocks))
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -329,7 +369,9 @@ func crashWhileAppending(t *testing.T, dir string, mode GCMode, genesisTime uint
 	}
 	var announced uint64
 	scanner := bufio.NewScanner(out)
-	for announced < n && scanner.Scan() {
+	opened := false
+	for (!opened || announced < n) && scanner.Scan() {
+		opened = opened || scanner.Text() == "opened"
 		if num, ok := strings.CutPrefix(scanner.Text(), "appended "); ok {
 			if announced, err = strconv.ParseUint(num, 10, 64); err != nil {
 				t.Fatal(err)
@@ -340,7 +382,7 @@ func crashWhileAppending(t *testing.T, dir string, mode GCMode, genesisTime uint
 		t.Fatal(err)
 	}
 	cmd.Wait()
-	if announced < n {
+	if !opened || announced < n {
 		t.Fatalf("child announced %d blocks before it ended; stderr:\n%s", announced, stderr.String())
 	}
 	return announced

@@ -76,6 +76,9 @@ func unpersisted(db ethdb.Database) ([]*types.Header, error) {
 		if header.Root == root {
 			break
 		}
+		if number == 0 && root == types.EmptyRootHash {
+			return nil, errors.New("the genesis state was never written: the node was stopped while it created the chain; remove the datadir and start again")
+		}
 		if number == 0 {
 			return nil, fmt.Errorf("the persisted state %s is the state of no canonical block", root.Hex())
 		}
