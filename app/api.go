@@ -46,6 +46,7 @@ func (n *Node) startAPI() error {
 			listeners = append(listeners, &preconfirmedTxs{hub: n.hub})
 		}
 	}
+	n.listeners = listeners
 	if n.follower != nil {
 		n.replay.SetListener(listeners)
 	} else {

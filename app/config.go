@@ -11,6 +11,7 @@ import (
 	"github.com/stocknode/stocknode/faucet"
 	"github.com/stocknode/stocknode/httpserver"
 	"github.com/stocknode/stocknode/node/chain"
+	"github.com/stocknode/stocknode/node/lease"
 	"github.com/stocknode/stocknode/node/natsauth"
 	"github.com/stocknode/stocknode/node/rpc"
 	"github.com/stocknode/stocknode/node/seqlog"
@@ -81,6 +82,11 @@ type Config struct {
 	// RelayTimeout at most for its answer (0: relay.DefaultTimeout).
 	Follow       bool
 	RelayTimeout time.Duration
+	// HA makes the node a sequencer candidate on Log.URLs: a standby
+	// that follows the log as a replica does until it holds the leader
+	// lease (Lease: its name, TTL and renewal), then the sequencer.
+	HA    bool
+	Lease lease.Config
 	// NATS is how the node authenticates to Log.URLs: an nkey or
 	// credentials file, TLS (--nats.nkey, --nats.creds, --nats.tls.*).
 	NATS natsauth.Client

@@ -10,7 +10,7 @@ type healthReport struct {
 	head  uint64
 	age   time.Duration // of the head's timestamp
 	stale bool
-	role  string // sequencer or replica
+	role  string // sequencer, standby or replica
 	// replica is a read replica's lag behind the sequencer's log; nil on
 	// the sequencer.
 	replica *replicaLag
@@ -43,7 +43,7 @@ func (n *Node) health() (report []byte, ok bool) {
 
 func (n *Node) healthReport() healthReport {
 	h := healthReport{role: n.role()}
-	if n.follower != nil {
+	if n.follower != nil && !n.leading.Load() {
 		entries, lag, _ := n.follower.Lag()
 		h.replica = &replicaLag{entries: entries, lag: lag}
 	}
@@ -70,13 +70,17 @@ func (n *Node) staleAfter() time.Duration {
 // The node's roles, as /health and the node_role metric name them.
 const (
 	roleSequencer = "sequencer" // produces blocks and pre-confirmations
+	roleStandby   = "standby"   // a candidate (--ha) that follows the log until it holds the lease
 	roleReplica   = "replica"   // follows the sequencer's log (--follow)
 )
 
 // role says what this node does in the deployment.
 func (n *Node) role() string {
-	if n.cfg.Follow {
+	switch {
+	case n.cfg.Follow:
 		return roleReplica
+	case n.lease != nil && !n.leading.Load():
+		return roleStandby
 	}
 	return roleSequencer
 }

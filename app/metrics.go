@@ -66,7 +66,7 @@ func (n *Node) registerGauges() {
 	r := n.reg
 	// node_role: 1 for the role the node has now (health's "role"), 0 for
 	// the others, so that a dashboard sums the roles of a deployment.
-	for _, role := range []string{roleSequencer, roleReplica} {
+	for _, role := range []string{roleSequencer, roleStandby, roleReplica} {
 		r.Gauge(`node_role{role="`+role+`"}`, func() float64 {
 			if n.role() == role {
 				return 1

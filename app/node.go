@@ -6,6 +6,7 @@ import (
 	"context"
 	"crypto/ecdsa"
 	"log/slog"
+	"sync/atomic"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
@@ -17,6 +18,7 @@ import (
 	"github.com/stocknode/stocknode/httpserver"
 	"github.com/stocknode/stocknode/metrics"
 	"github.com/stocknode/stocknode/node/chain"
+	"github.com/stocknode/stocknode/node/lease"
 	"github.com/stocknode/stocknode/node/pending"
 	"github.com/stocknode/stocknode/node/relay"
 	"github.com/stocknode/stocknode/node/replica"
@@ -61,6 +63,14 @@ type Node struct {
 	replay      *sequencer.Replayer
 	follower    *replica.Follower
 	relay       *relay.Client
+
+	// A candidate (--ha) has both a follower and, while it holds lease,
+	// a sequencer of candidateSeq's configuration, which publishes to
+	// listeners; leading says which runs.
+	lease        *lease.Lease
+	candidateSeq sequencer.Config
+	listeners    sequencer.Listeners
+	leading      atomic.Bool
 
 	faucetDerived  bool
 	examplesIssued bool     // this start put the example tokens in the pool
@@ -121,8 +131,11 @@ func (n *Node) open(chainCfg chain.Config) error {
 	}
 	n.observeSequencer(&seqCfg)
 	start := func() error { return n.start(seqCfg) }
-	if cfg.Follow {
+	switch {
+	case cfg.Follow:
 		start = n.startReplica
+	case cfg.HA:
+		start = func() error { return n.startCandidate(seqCfg) }
 	}
 	if err := start(); err != nil {
 		n.closeLog()

@@ -29,7 +29,7 @@ func (n *Node) Run(ctx context.Context) error {
 	hubDone := make(chan struct{})
 	if n.hub != nil {
 		go func() { defer close(hubDone); n.hub.Run(ctx) }()
-		if n.follower == nil {
+		if n.follower == nil || n.lease != nil { // a candidate's pool fills while it leads
 			go n.hub.WatchPool(ctx, n.pool)
 		}
 	} else {
@@ -53,9 +53,12 @@ func (n *Node) Run(ctx context.Context) error {
 		n.logger.Info("Explorer listening", "url", scheme+"://"+n.HTTPAddr()+"/")
 	}
 	var err error
-	if n.follower != nil {
+	switch {
+	case n.lease != nil:
+		err = n.runCandidate(ctx)
+	case n.follower != nil:
 		err = n.follower.Run(ctx)
-	} else {
+	default:
 		err = n.seq.Run(ctx)
 	}
 	cancel()
@@ -96,6 +99,9 @@ func (n *Node) logStart() {
 	}
 	n.logger.Info("Connection limits", "maxconns", n.cfg.HTTP.MaxConns, "perIP", n.cfg.HTTP.MaxConnsPerIP, "ws", n.cfg.WS.MaxConns, "fdLimit", n.cfg.FDLimit)
 	switch {
+	case n.lease != nil:
+		n.logger.Info("Sequencer candidate (--ha): follows the log and relays sends as a standby, sequences while it holds the leader lease",
+			"blockTime", n.cfg.Sequencer.BlockTime, "preconfInterval", n.cfg.Sequencer.PreconfInterval)
 	case n.follower != nil:
 		n.logger.Info("Read replica (--follow): blocks and pre-confirmations come from the sequencer's log; transactions and drips are relayed to it")
 	case n.cfg.Sequencer.BlockTime == 0:

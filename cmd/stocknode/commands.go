@@ -94,6 +94,9 @@ func runNode(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		fmt.Fprintf(stderr, "unexpected arguments: %v\n", fs.Args())
 		return errUsage
 	}
+	if err := checkHA(&cfg); err != nil {
+		return err
+	}
 	if err := checkFollow(&cfg); err != nil {
 		return err
 	}

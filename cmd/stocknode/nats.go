@@ -5,9 +5,11 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/stocknode/stocknode/app"
+	"github.com/stocknode/stocknode/node/lease"
 	"github.com/stocknode/stocknode/node/natsauth"
 	"github.com/stocknode/stocknode/node/relay"
 	"github.com/stocknode/stocknode/node/seqlog"
@@ -26,8 +28,43 @@ func natsFlags(fs *flag.FlagSet, cfg *app.Config) *listenTLS {
 		return nil
 	})
 	fs.BoolVar(&cfg.Follow, "follow", false, "run as a read replica of the sequencer whose log --nats.url reaches: replay its blocks and pre-confirmations, relay transactions and faucet drips to it")
-	fs.DurationVar(&cfg.RelayTimeout, "follow.relay-timeout", relay.DefaultTimeout, "with --follow: how long a relayed transaction or drip waits for the sequencer's answer")
+	fs.DurationVar(&cfg.RelayTimeout, "follow.relay-timeout", relay.DefaultTimeout, "with --follow or --ha: how long a relayed transaction or drip waits for the sequencer's answer (a send during a failover waits for the new leader)")
+	haFlags(fs, cfg)
 	return tlsFiles
+}
+
+// haFlags registers a sequencer candidate's flags (app's --ha, node/lease).
+func haFlags(fs *flag.FlagSet, cfg *app.Config) {
+	fs.BoolVar(&cfg.HA, "ha", false, "run as a sequencer candidate on the NATS cluster --nats.url reaches: follow the log as a standby, and sequence while holding the leader lease")
+	fs.StringVar(&cfg.Lease.Holder, "ha.name", "", "with --ha: this candidate's name in the lease (default: host name and process id)")
+	fs.DurationVar(&cfg.Lease.TTL, "ha.lease-ttl", lease.DefaultTTL, "with --ha: how long the lease outlives its holder's last renewal; a standby takes over about this long after the leader dies")
+	fs.DurationVar(&cfg.Lease.Renew, "ha.lease-renew", lease.DefaultRenew, "with --ha: how often the leader renews the lease (at most half of --ha.lease-ttl)")
+}
+
+// checkHA rejects flags a candidate cannot honour, and names it.
+func checkHA(cfg *app.Config) error {
+	switch {
+	case !cfg.HA:
+		return nil
+	case len(cfg.SequencerLog.URLs) == 0:
+		return errors.New("--ha needs --nats.url: the log and the lease must outlive any one candidate, so they live on a NATS cluster of their own (see the README's failover section)")
+	case cfg.Follow:
+		return errors.New("--ha and --follow do not go together: a candidate is a standby until it leads; a replica never leads")
+	case cfg.SequencerLog.Listen != "":
+		return errors.New("--ha and --nats.listen do not go together: candidates share --nats.url, and serve no NATS of their own")
+	case cfg.Sequencer.BlockTime == 0:
+		return errors.New("--ha needs block production (--block-time above 0)")
+	case cfg.RelayTimeout <= 0:
+		return fmt.Errorf("--follow.relay-timeout %v must be positive: it bounds a standby's wait for the leader's answer", cfg.RelayTimeout)
+	}
+	if cfg.Lease.Holder == "" {
+		host, err := os.Hostname()
+		if err != nil {
+			host = "candidate"
+		}
+		cfg.Lease.Holder = fmt.Sprintf("%s-%d", host, os.Getpid())
+	}
+	return nil
 }
 
 // natsClientFlags registers how the node reaches a NATS server it does not

@@ -463,3 +463,13 @@ func bigOrNil(s string) (*big.Int, error) {
 	}
 	return v, nil
 }
+
+// Rewind sets the head back to block number, dropping the blocks above
+// it: a sequencer that lost the lead (app's --ha) drops the block it
+// committed but could not log, and replays the log's instead.
+func (c *Chain) Rewind(number uint64) error {
+	if err := c.bc.SetHead(number); err != nil {
+		return fmt.Errorf("rewind the chain to block %d: %w", number, err)
+	}
+	return nil
+}

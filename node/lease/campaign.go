@@ -11,7 +11,8 @@ import (
 // Campaign runs until ctx ends: it takes the lease whenever it is free,
 // and while it holds it runs lead with a context that ends as soon as the
 // lease may be lost, then waits for lead to return before it competes
-// again. A holder that cannot confirm a renewal for TTL−Renew (a slow or
+// again; a lead that returns on its own gives the lease up, and the
+// candidate competes again a Renew interval later. A holder that cannot confirm a renewal for TTL−Renew (a slow or
 // partitioned NATS) steps down before the entry can expire under it, so
 // that it never leads past the moment another candidate may take over.
 // When ctx ends, a held lease is released for the next candidate.
@@ -27,10 +28,22 @@ func (l *Lease) Campaign(ctx context.Context, log *slog.Logger, lead func(ctx co
 		}
 		log.Info("Leader lease taken", "holder", l.cfg.Holder, "ttl", l.cfg.TTL)
 		l.hold(ctx, log, lead)
+		if l.rev != 0 && ctx.Err() == nil {
+			l.release(log)
+			select {
+			case <-ctx.Done():
+			case <-time.After(l.cfg.Renew):
+			}
+		}
 	}
-	release, cancel := context.WithTimeout(context.Background(), l.cfg.Renew)
+	l.release(log)
+}
+
+// release gives a held lease up, for the next candidate.
+func (l *Lease) release(log *slog.Logger) {
+	ctx, cancel := context.WithTimeout(context.Background(), l.cfg.Renew)
 	defer cancel()
-	if err := l.Release(release); err != nil {
+	if err := l.Release(ctx); err != nil {
 		log.Warn("Leader lease not released; the next candidate waits out its TTL", "err", err)
 	}
 }

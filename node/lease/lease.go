@@ -30,8 +30,8 @@ import (
 // death: the entry outlives the last renewal by at most TTL, and the
 // waiting candidate hears of its expiry at once (or polls every Renew).
 const (
-	DefaultTTL   = 800 * time.Millisecond
-	DefaultRenew = 200 * time.Millisecond
+	DefaultTTL   = 600 * time.Millisecond
+	DefaultRenew = 150 * time.Millisecond
 )
 
 // bucketBytes bounds the bucket: one entry of a holder's name, and room

@@ -510,3 +510,18 @@ func (l *Log) Close() {
 		}
 	})
 }
+
+// Resync makes the stream's last entry the one the next Append expects,
+// and returns its sequence: a standby that took the lead (app's --ha)
+// appends after what it has read, not after what the stream held when it
+// opened. Whoever appends after that is fenced, this writer included.
+func (l *Log) Resync(ctx context.Context) (uint64, error) {
+	info, err := l.stream.Info(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("sequencer log: stream %s: %w", StreamName(l.cfg.ChainID), err)
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.last, l.unsure, l.pending = info.State.LastSeq, false, nil
+	return l.last, nil
+}

@@ -46,8 +46,8 @@ type Forwarder interface {
 // transaction that would otherwise keep its client waiting in vain; an
 // overdraft is then an *OverdraftError.
 func (p *Pool) Submit(tx *types.Transaction) (Admission, error) {
-	if p.forward != nil {
-		return p.forwardSubmit(tx)
+	if h := p.hooks.Load(); h.forward != nil {
+		return p.forwardSubmit(h, tx)
 	}
 	if err := p.Add(tx); err != nil {
 		return Admission{}, p.overdraft(tx, err)
@@ -84,18 +84,18 @@ func (p *Pool) overdraft(tx *types.Transaction, err error) error {
 	return &OverdraftError{Err: err, Next: p.Nonce(from)}
 }
 
-func (p *Pool) forwardSubmit(tx *types.Transaction) (Admission, error) {
+func (p *Pool) forwardSubmit(h *hooks, tx *types.Transaction) (Admission, error) {
 	from, err := p.sender(tx)
 	if err != nil {
 		return Admission{}, err
 	}
-	adm, err := p.forward.Submit(tx)
+	adm, err := h.forward.Submit(tx)
 	if err != nil {
 		return Admission{}, err
 	}
 	// A queued one is behind a gap: PendingNonce counts it only once the
 	// gap is filled.
-	p.fwd.add(from, tx)
+	h.fwd.add(from, tx)
 	return adm, nil
 }
 

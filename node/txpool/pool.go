@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"math/big"
 	"sync"
+	"sync/atomic"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core"
@@ -42,16 +43,23 @@ type Config struct {
 type Pool struct {
 	chain    *chain.Chain
 	pool     *gethpool.TxPool
-	accepted func(*types.Transaction) error // OnAccepted; nil: nobody is told
-	forward  Forwarder                      // ForwardTo; nil: pooled here
-	fwd      *forwarded                     // what forward took, with ForwardTo
-	signer   types.Signer                   // legacypool's: a sender recovered with it is reused
+	hooks    atomic.Pointer[hooks]
+	signer   types.Signer // legacypool's: a sender recovered with it is reused
 
 	admits    chan admitReq // to runAdmitter
 	addBatch  int
 	closing   chan struct{} // closed by Close
 	admitDone chan struct{} // closed when runAdmitter returns
 	closeOnce sync.Once
+}
+
+// hooks are what the pool does besides pooling: swapped whole, so that a
+// candidate (app's --ha) changes between relaying and sequencing while
+// requests are in flight.
+type hooks struct {
+	accepted func(*types.Transaction) error // OnAccepted; nil: nobody is told
+	forward  Forwarder                      // ForwardTo; nil: pooled here
+	fwd      *forwarded                     // what forward took, with ForwardTo
 }
 
 // New starts a pool that follows c's head.
@@ -81,6 +89,7 @@ func New(c *chain.Chain, cfg Config) (*Pool, error) {
 	}
 	p := &Pool{chain: c, pool: pool, signer: signer, admits: make(chan admitReq, addBatch), addBatch: addBatch,
 		closing: make(chan struct{}), admitDone: make(chan struct{})}
+	p.hooks.Store(new(hooks))
 	go p.runAdmitter()
 	return p, nil
 }
@@ -102,8 +111,9 @@ func (p *Pool) Add(tx *types.Transaction) error {
 	if tx.Type() == types.BlobTxType {
 		return ErrBlobTxNotSupported
 	}
-	if p.forward != nil {
-		return p.forwardTx(tx)
+	h := p.hooks.Load()
+	if h.forward != nil {
+		return p.forwardTx(h, tx)
 	}
 	if err := p.checkFeeCap(tx); err != nil {
 		return err
@@ -119,8 +129,8 @@ func (p *Pool) Add(tx *types.Transaction) error {
 	if err := p.admit(tx); err != nil {
 		return err
 	}
-	if p.accepted != nil {
-		if err := p.accepted(tx); err != nil {
+	if h.accepted != nil {
+		if err := h.accepted(tx); err != nil {
 			return fmt.Errorf("the transaction is pooled, but the sequencer's log did not take it (it may still be included): %w", err)
 		}
 	}
@@ -129,25 +139,40 @@ func (p *Pool) Add(tx *types.Transaction) error {
 
 // OnAccepted has every transaction the pool accepts handed to f before Add
 // returns (the sequencer's log records acceptances, so a crash keeps
-// them); f's error is Add's. Set it before the pool is shared.
-func (p *Pool) OnAccepted(f func(*types.Transaction) error) { p.accepted = f }
+// them); f's error is Add's. nil tells nobody.
+func (p *Pool) OnAccepted(f func(*types.Transaction) error) {
+	h := *p.hooks.Load()
+	h.accepted = f
+	p.hooks.Store(&h)
+}
 
 // ForwardTo has Add and Submit hand every transaction to f, whose errors
 // are theirs, instead of pooling it here: a read replica forwards to the
-// sequencer (node/relay), whose pool decides. Set it before the pool is
-// shared. Get and Nonce then answer for the transactions forwarded lately
-// too.
-func (p *Pool) ForwardTo(f Forwarder) { p.forward, p.fwd = f, newForwarded() }
+// sequencer (node/relay), whose pool decides. Get and Nonce then answer
+// for the transactions forwarded lately too. nil pools here again.
+func (p *Pool) ForwardTo(f Forwarder) {
+	h := *p.hooks.Load()
+	h.forward, h.fwd = f, nil
+	if f != nil {
+		h.fwd = newForwarded()
+	}
+	p.hooks.Store(&h)
+}
 
-func (p *Pool) forwardTx(tx *types.Transaction) error {
+// Clear drops every pooled transaction: a sequencer that lost the lead
+// (app's --ha) drops what it never logged, and the log's new writer has
+// what it did log.
+func (p *Pool) Clear() { p.pool.Clear() }
+
+func (p *Pool) forwardTx(h *hooks, tx *types.Transaction) error {
 	from, err := p.sender(tx)
 	if err != nil {
 		return err
 	}
-	if err := p.forward.Send(tx); err != nil {
+	if err := h.forward.Send(tx); err != nil {
 		return err
 	}
-	p.fwd.add(from, tx)
+	h.fwd.add(from, tx)
 	return nil
 }
 
@@ -169,8 +194,8 @@ func (p *Pool) checkFeeCap(tx *types.Transaction) error {
 
 // Get returns a pooled (or lately forwarded) transaction, or nil.
 func (p *Pool) Get(hash common.Hash) *types.Transaction {
-	if p.fwd != nil {
-		if tx := p.fwd.get(hash); tx != nil {
+	if fwd := p.hooks.Load().fwd; fwd != nil {
+		if tx := fwd.get(hash); tx != nil {
 			return tx
 		}
 	}
@@ -189,8 +214,8 @@ func (p *Pool) Nonce(addr common.Address) uint64 { return p.PendingNonce(addr, 0
 // nonce.
 func (p *Pool) PendingNonce(addr common.Address, stateNonce uint64) uint64 {
 	n := max(stateNonce, p.pool.PoolNonce(addr))
-	if p.fwd != nil {
-		n = p.fwd.next(addr, n)
+	if fwd := p.hooks.Load().fwd; fwd != nil {
+		n = fwd.next(addr, n)
 	}
 	return n
 }

@@ -1,0 +1,241 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/stocknode/stocknode/node/lease"
+	"github.com/stocknode/stocknode/node/recovery"
+	"github.com/stocknode/stocknode/node/relay"
+	"github.com/stocknode/stocknode/node/replica"
+	"github.com/stocknode/stocknode/node/seqlog"
+	"github.com/stocknode/stocknode/node/sequencer"
+)
+
+// A sequencer candidate (--ha) is a standby while another holds the
+// leader lease (node/lease): it follows the log and relays sends as a
+// replica does. When it takes the lease it catches up with the log's last
+// entry, resumes the block being built from the log (node/recovery), and
+// sequences until it loses the lease or is fenced; then it drops what it
+// never logged and is a standby again. The lease says who tries; the log's
+// expected-last-sequence fences a stale leader, so two never both extend
+// the chain.
+
+// startCandidate opens the log on --nats.url and the lease beside it,
+// and starts as a standby.
+func (n *Node) startCandidate(seqCfg sequencer.Config) error {
+	ctx := context.Background()
+	cfg := n.cfg.SequencerLog
+	cfg.ChainID = n.chain.Config().ChainID.Uint64()
+	n.observeLog(&cfg)
+	connect, key, err := n.cfg.NATS.Options()
+	if err != nil {
+		return err
+	}
+	cfg.Connect = connect
+	// The log is opened to write from the start: its signing key is
+	// listed in the stream's metadata now, so that replicas verify this
+	// candidate's entries the moment it leads. It appends nothing until
+	// then.
+	l, err := seqlog.Open(ctx, cfg, n.logger)
+	if err != nil {
+		return withRepairHint(fmt.Errorf("%w (flags: --ha, --nats.url, --nats.nkey, --nats.creds)", err))
+	}
+	n.sequencerLog = l
+	js, err := jetstream.New(l.Conn())
+	if err != nil {
+		return fmt.Errorf("leader lease: %w", err)
+	}
+	leaseCfg := n.cfg.Lease
+	leaseCfg.ChainID, leaseCfg.Replicas = cfg.ChainID, cfg.Replicas
+	if n.lease, err = lease.Open(ctx, js, leaseCfg); err != nil {
+		return fmt.Errorf("%w (flags: --ha.name, --ha.lease-ttl, --ha.lease-renew)", err)
+	}
+	n.candidateSeq = seqCfg
+	n.replay = sequencer.NewReplayer(n.chain, n.store, n.logger)
+	n.follower = replica.New(l, n.replay, n.chain, n.logger)
+	n.relay = relay.NewClient(l.Conn(), cfg.ChainID, n.cfg.RelayTimeout, key)
+	n.pool.ForwardTo(relayForwarder{n.relay})
+	n.logger.Info("Sequencer candidate (--ha): a standby until it holds the leader lease", "stream", seqlog.StreamName(cfg.ChainID),
+		"lease", lease.BucketName(cfg.ChainID), "name", leaseCfg.Holder, "nats", l.URL())
+	if err := n.replay.PublishHead(); err != nil {
+		return err
+	}
+	return n.startAPI()
+}
+
+// runCandidate campaigns for the lease until ctx ends, following the log
+// while another leads. A follower that cannot go on ends it with its error.
+func (n *Node) runCandidate(ctx context.Context) error {
+	ctx, fail := context.WithCancelCause(ctx)
+	defer fail(nil)
+	c := &candidacy{n: n, ctx: ctx, fail: fail}
+	c.follow()
+	n.lease.Campaign(ctx, n.logger, c.lead)
+	c.unfollow()
+	if err := context.Cause(ctx); !errors.Is(err, context.Canceled) {
+		return err
+	}
+	return nil
+}
+
+// candidacy is one run of a candidate: its standby's follower, when it
+// runs.
+type candidacy struct {
+	n        *Node
+	ctx      context.Context
+	fail     context.CancelCauseFunc
+	stop     context.CancelFunc
+	followed chan struct{}
+}
+
+// follow starts following the log as a standby.
+func (c *candidacy) follow() {
+	c.n.leading.Store(false)
+	ctx, stop := context.WithCancel(c.ctx)
+	c.stop, c.followed = stop, make(chan struct{})
+	go func() {
+		defer close(c.followed)
+		if err := c.n.follower.Run(ctx); err != nil {
+			c.fail(err)
+		}
+	}()
+}
+
+// unfollow stops the follower and waits for it.
+func (c *candidacy) unfollow() {
+	if c.stop != nil {
+		c.stop()
+		<-c.followed
+		c.stop = nil
+	}
+}
+
+// lead runs while this candidate holds the lease: it takes over, sequences
+// until ctx ends (the lease may be lost) or the log fences it, and steps
+// down to a standby again.
+func (c *candidacy) lead(ctx context.Context) {
+	n := c.n
+	start := time.Now()
+	last, err := c.catchUp(ctx)
+	if err != nil {
+		if ctx.Err() == nil {
+			n.logger.Warn("Leader lease held, but the log moved on: staying a standby", "err", err)
+		}
+		return
+	}
+	n.logger.Info("Taking over as the sequencer", "head", n.chain.Head().Number, "logSeq", last, "caughtUpIn", time.Since(start).Round(time.Millisecond))
+	err = n.sequenceTerm(ctx)
+	switch {
+	case errors.Is(err, seqlog.ErrFenced):
+		n.logger.Warn("Fenced: another sequencer appended to the log; stepping down to a standby", "err", err)
+	case err != nil && ctx.Err() == nil:
+		n.logger.Error("Sequencing stopped; stepping down to a standby", "err", err)
+	}
+	if err := n.stepDown(); err != nil {
+		c.fail(err)
+		return
+	}
+	c.follow()
+}
+
+// catchUp brings the standby level with the log's last entry, stops its
+// follower there, and makes that entry the one the first append expects.
+// An entry that arrives meanwhile (a leader that has not noticed it lost
+// the lease) is an error: this candidate stays a standby.
+func (c *candidacy) catchUp(ctx context.Context) (uint64, error) {
+	log := c.n.sequencerLog
+	last, err := log.Resync(ctx)
+	if err != nil {
+		return 0, err
+	}
+	for {
+		if _, _, applied := c.n.follower.Lag(); applied >= last {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return 0, ctx.Err()
+		case <-c.followed:
+			return 0, errors.New("the follower stopped")
+		case <-time.After(time.Millisecond):
+		}
+	}
+	c.unfollow()
+	if _, _, applied := c.n.follower.Lag(); applied != last {
+		c.follow()
+		return 0, fmt.Errorf("the log went on from entry %d to %d after the lease was taken", last, applied)
+	}
+	if again, err := log.Resync(ctx); err != nil || again != last {
+		c.follow()
+		return 0, errors.Join(err, fmt.Errorf("the log went on from entry %d to %d after the lease was taken", last, again))
+	}
+	return last, nil
+}
+
+// sequenceTerm resumes the block being built from the log and sequences
+// until ctx ends or the sequencer stops.
+func (n *Node) sequenceTerm(ctx context.Context) error {
+	seq, err := sequencer.New(n.candidateSeq, n.chain, n.pool, n.store, n.logger)
+	if err != nil {
+		return err
+	}
+	seq.SetListener(n.listeners)
+	l := n.sequencerLog
+	rec := recovery.Recovery{Log: l, Chain: n.chain, LogDir: "stream " + seqlog.StreamName(n.chain.Config().ChainID.Uint64()), Logger: n.logger}
+	if err := rec.LevelLog(ctx); err != nil {
+		return err
+	}
+	accepted, err := rec.Resume(ctx, seq)
+	if err != nil {
+		return err
+	}
+	seq.SetJournal(seqlog.NewJournal(l))
+	acceptLog := seqlog.StartAcceptLog(l)
+	defer acceptLog.Stop()
+	n.pool.ForwardTo(nil)
+	n.pool.OnAccepted(acceptLog.Accept)
+	defer n.pool.ForwardTo(relayForwarder{n.relay})
+	defer n.pool.OnAccepted(nil)
+	recovery.Repool(n.pool, accepted, n.logger)
+	server, err := relay.Serve(l.Conn(), n.chain.Config().ChainID.Uint64(), n.relayHandlers(), 0, n.logger)
+	if err != nil {
+		return err
+	}
+	defer server.Close()
+	n.leading.Store(true)
+	return seq.Run(ctx)
+}
+
+// stepDown drops what this candidate never logged: its pool, and a block
+// it committed whose sealing the log does not hold (the log wins). The
+// follower then replays the new leader's.
+func (n *Node) stepDown() error {
+	n.leading.Store(false)
+	n.pool.Clear()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	last, err := n.sequencerLog.LastOf(ctx, seqlog.KindSealed)
+	if err != nil && !errors.Is(err, seqlog.ErrEmpty) {
+		return fmt.Errorf("step down: %w", err)
+	}
+	logged := uint64(0)
+	if err == nil {
+		sealed := last.Entry.(seqlog.Sealed)
+		logged = sealed.Number
+		if n.chain.BlockChain().GetCanonicalHash(sealed.Number) != sealed.Hash {
+			return fmt.Errorf("step down: the log's block %d is %s, this node's %s: the chains forked", sealed.Number, sealed.Hash, n.chain.BlockChain().GetCanonicalHash(sealed.Number))
+		}
+	}
+	if head := n.chain.Head().Number.Uint64(); head > logged {
+		n.logger.Warn("Dropping blocks this node committed but never logged", "from", logged+1, "to", head)
+		if err := n.chain.Rewind(logged); err != nil {
+			return fmt.Errorf("step down: %w", err)
+		}
+	}
+	return n.replay.PublishHead()
+}

@@ -1,0 +1,129 @@
+package e2e
+
+import (
+	"math/big"
+	"testing"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/ethclient"
+	"github.com/ethereum/go-ethereum/rpc"
+)
+
+// candidateArgs are a sequencer candidate's flags on cluster, with its own
+// datadir.
+func candidateArgs(t *testing.T, cluster *natsCluster, dir string) []string {
+	return []string{"--dev=false", "--datadir", dir, "--ha", "--nats.url", cluster.URL(0),
+		"--block-time", "2s", "--preconf-interval", "100ms", "--preview.examples=false"}
+}
+
+// roles polls the nodes' /health until exactly one is the sequencer and
+// the others standbys, and returns the sequencer's index.
+func awaitOneLeader(t *testing.T, nodes ...*node) int {
+	t.Helper()
+	leader := -1
+	poll(t, testContext(t, 15*time.Second), "one sequencer and the others standbys", func() bool {
+		leader = -1
+		for i, n := range nodes {
+			switch n.health(t).Role {
+			case "sequencer":
+				if leader >= 0 {
+					return false
+				}
+				leader = i
+			case "standby":
+			default:
+				return false
+			}
+		}
+		return leader >= 0
+	})
+	return leader
+}
+
+// TestFailoverKeepsPreconfirmations is issue 27's story: two candidates
+// started at once elect one sequencer; a transfer sent to the standby is
+// relayed and pre-confirmed; the sequencer is killed with -9 before the
+// block seals; the standby takes over, and seals the transfer in the
+// block it was promised to, keeping every block announced before. The
+// killed candidate restarts as a standby.
+func TestFailoverKeepsPreconfirmations(t *testing.T) {
+	cluster := startNATSCluster(t, 1)
+	dirs := []string{t.TempDir(), t.TempDir()}
+	nodes := []*node{startNode(t, candidateArgs(t, cluster, dirs[0])...), startNode(t, candidateArgs(t, cluster, dirs[1])...)}
+	lead := awaitOneLeader(t, nodes...)
+	standby := 1 - lead
+	time.Sleep(2 * time.Second) // still one leader after a few renewals
+	if again := awaitOneLeader(t, nodes...); again != lead {
+		t.Fatalf("the lead moved from %d to %d without a failure", lead, again)
+	}
+
+	client, _ := nodes[standby].dial(t)
+	ctx := testContext(t, 60*time.Second)
+	preconf, err := rpc.DialContext(ctx, nodes[standby].URL+"/preconf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer preconf.Close()
+	to := freshAddress(t)
+	tx := sendTransfer(t, ctx, client, to, 4242)
+	poll(t, ctx, "the transfer pre-confirmed, seen on the standby", func() bool {
+		b, err := client.PendingBalanceAt(ctx, to)
+		return err == nil && b.Int64() == 4242
+	})
+	var promised struct {
+		BlockNumber string `json:"blockNumber"`
+	}
+	if err := preconf.CallContext(ctx, &promised, "eth_getTransactionByHash", tx.Hash()); err != nil {
+		t.Fatal(err)
+	}
+	announced := blockHashes(t, client)
+
+	nodes[lead].kill()
+	killed := time.Now()
+	poll(t, testContext(t, 10*time.Second), "the standby leads", func() bool {
+		return nodes[standby].health(t).Role == "sequencer"
+	})
+	t.Logf("the standby leads %v after the kill", time.Since(killed).Round(time.Millisecond))
+
+	receipt := waitSealed(t, ctx, client, tx.Hash())
+	if want, ok := new(big.Int).SetString(promised.BlockNumber, 0); !ok || receipt.BlockNumber.Cmp(want) != 0 {
+		t.Errorf("the transfer sealed in block %d, pre-confirmed in %q", receipt.BlockNumber, promised.BlockNumber)
+	}
+	for number, hash := range announced {
+		h, err := client.HeaderByNumber(ctx, new(big.Int).SetUint64(number))
+		if err != nil || h.Hash() != hash {
+			t.Fatalf("block %d announced as %s is now %v (%v)", number, hash, h, err)
+		}
+	}
+
+	// The killed candidate comes back as a standby and follows.
+	nodes[lead] = startNode(t, candidateArgs(t, cluster, dirs[lead])...)
+	if got := awaitOneLeader(t, nodes...); got != standby {
+		t.Fatalf("after the restart %d leads, want %d", got, standby)
+	}
+	back, _ := nodes[lead].dial(t)
+	poll(t, ctx, "the restarted candidate replays the transfer's block", func() bool {
+		b, err := back.BalanceAt(ctx, to, nil)
+		return err == nil && b.Int64() == 4242
+	})
+}
+
+// blockHashes maps every block number up to the head to its hash.
+func blockHashes(t *testing.T, c *ethclient.Client) map[uint64]common.Hash {
+	t.Helper()
+	ctx := testContext(t, 10*time.Second)
+	head, err := c.BlockNumber(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hashes := make(map[uint64]common.Hash, head+1)
+	for n := uint64(0); n <= head; n++ {
+		h, err := c.HeaderByNumber(ctx, new(big.Int).SetUint64(n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		hashes[n] = h.Hash()
+	}
+	return hashes
+}
