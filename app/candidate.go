@@ -56,7 +56,14 @@ func (n *Node) startCandidate(seqCfg sequencer.Config) error {
 		return fmt.Errorf("%w (flags: --ha.name, --ha.lease-ttl, --ha.lease-renew)", err)
 	}
 	n.candidateSeq = seqCfg
+	// A block committed and never logged before a crash is dropped now if
+	// the log ends before it, and by the replay if the next leader sealed
+	// another of its number.
+	if err := n.levelWithLog(ctx); err != nil {
+		return err
+	}
 	n.replay = sequencer.NewReplayer(n.chain, n.store, n.logger)
+	n.replay.SetLogWins(true)
 	n.follower = replica.New(l, n.replay, n.chain, n.logger)
 	n.relay = relay.NewClient(l.Conn(), cfg.ChainID, n.cfg.RelayTimeout, key)
 	n.pool.ForwardTo(relayForwarder{n.relay})
@@ -186,10 +193,12 @@ func (n *Node) sequenceTerm(ctx context.Context) error {
 	}
 	seq.SetListener(n.listeners)
 	l := n.sequencerLog
-	rec := recovery.Recovery{Log: l, Chain: n.chain, LogDir: "stream " + seqlog.StreamName(n.chain.Config().ChainID.Uint64()), Logger: n.logger}
-	if err := rec.LevelLog(ctx); err != nil {
+	// The log wins: what this node committed and never logged is not
+	// a promise, and Resume rebuilds the block being built from the log.
+	if err := n.levelWithLog(ctx); err != nil {
 		return err
 	}
+	rec := recovery.Recovery{Log: l, Chain: n.chain, Logger: n.logger}
 	accepted, err := rec.Resume(ctx, seq)
 	if err != nil {
 		return err
@@ -219,23 +228,49 @@ func (n *Node) stepDown() error {
 	n.pool.Clear()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	last, err := n.sequencerLog.LastOf(ctx, seqlog.KindSealed)
-	if err != nil && !errors.Is(err, seqlog.ErrEmpty) {
+	if err := n.levelWithLog(ctx); err != nil {
 		return fmt.Errorf("step down: %w", err)
-	}
-	logged := uint64(0)
-	if err == nil {
-		sealed := last.Entry.(seqlog.Sealed)
-		logged = sealed.Number
-		if n.chain.BlockChain().GetCanonicalHash(sealed.Number) != sealed.Hash {
-			return fmt.Errorf("step down: the log's block %d is %s, this node's %s: the chains forked", sealed.Number, sealed.Hash, n.chain.BlockChain().GetCanonicalHash(sealed.Number))
-		}
-	}
-	if head := n.chain.Head().Number.Uint64(); head > logged {
-		n.logger.Warn("Dropping blocks this node committed but never logged", "from", logged+1, "to", head)
-		if err := n.chain.Rewind(logged); err != nil {
-			return fmt.Errorf("step down: %w", err)
-		}
 	}
 	return n.replay.PublishHead()
 }
+
+// levelWithLog rewinds the chain to the log's last sealed block when this
+// node committed blocks after it: they were never logged, so never
+// announced, and the log wins. A new log starts at the head.
+func (n *Node) levelWithLog(ctx context.Context) error {
+	last, err := n.sequencerLog.LastOf(ctx, seqlog.KindSealed)
+	if errors.Is(err, seqlog.ErrEmpty) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	sealed := last.Entry.(seqlog.Sealed)
+	head := n.chain.Head().Number.Uint64()
+	keep := sealed.Number
+	if sealed.Number <= head && n.chain.BlockChain().GetCanonicalHash(sealed.Number) != sealed.Hash {
+		// This node's block of that number was never logged: the log's
+		// replaces it, if it extends the same parent.
+		block, err := sealed.DecodeBlock()
+		if err != nil {
+			return err
+		}
+		keep = sealed.Number - 1
+		if sealed.Number == 0 || n.chain.BlockChain().GetCanonicalHash(keep) != block.ParentHash() {
+			return fmt.Errorf("the log's block %d is %s, this node's %s: the log is another chain's (use another --datadir)",
+				sealed.Number, sealed.Hash, n.chain.BlockChain().GetCanonicalHash(sealed.Number))
+		}
+	}
+	switch {
+	case head <= keep:
+		return nil
+	case head-keep > maxUnlogged:
+		return fmt.Errorf("this node's chain is %d blocks ahead of the log's last sealed block %d: not a datadir of this log's candidates (use another --datadir)", head-keep, sealed.Number)
+	}
+	n.logger.Warn("Dropping blocks this node committed but never logged", "from", keep+1, "to", head)
+	return n.chain.Rewind(keep)
+}
+
+// maxUnlogged bounds the blocks a candidate drops for the log: a leader
+// commits a block and then logs it, so a crash leaves one unlogged.
+const maxUnlogged = 16

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"math/big"
+	"syscall"
 	"testing"
 	"time"
 
@@ -126,4 +127,54 @@ func blockHashes(t *testing.T, c *ethclient.Client) map[uint64]common.Hash {
 		hashes[n] = h.Hash()
 	}
 	return hashes
+}
+
+// TestStalledLeaderStepsDown: a leader that stalls past its lease (SIGSTOP,
+// as a long pause or a partition would) loses it to the standby; when it
+// wakes it is fenced or finds the lease lost, steps down to a standby and
+// follows the new leader's chain, and relays sends to it.
+func TestStalledLeaderStepsDown(t *testing.T) {
+	cluster := startNATSCluster(t, 1)
+	nodes := []*node{startNode(t, candidateArgs(t, cluster, t.TempDir())...), startNode(t, candidateArgs(t, cluster, t.TempDir())...)}
+	lead := awaitOneLeader(t, nodes...)
+	standby := 1 - lead
+
+	if err := nodes[lead].cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	stopped := true
+	defer func() {
+		if stopped {
+			nodes[lead].cmd.Process.Signal(syscall.SIGCONT)
+		}
+	}()
+	poll(t, testContext(t, 10*time.Second), "the standby leads while the leader is stopped", func() bool {
+		return nodes[standby].health(t).Role == "sequencer"
+	})
+	ctx := testContext(t, 60*time.Second)
+	client, _ := nodes[standby].dial(t)
+	start, err := client.BlockNumber(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	poll(t, ctx, "the new leader seals a block", func() bool {
+		n, err := client.BlockNumber(ctx)
+		return err == nil && n > start
+	})
+	if err := nodes[lead].cmd.Process.Signal(syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
+	stopped = false
+	if got := awaitOneLeader(t, nodes...); got != standby {
+		t.Fatalf("after the stalled leader woke, %d leads, want %d", got, standby)
+	}
+
+	old, _ := nodes[lead].dial(t)
+	to := freshAddress(t)
+	tx := sendTransfer(t, ctx, old, to, 99)
+	receipt := waitSealed(t, ctx, old, tx.Hash())
+	theirs, err := client.HeaderByNumber(ctx, receipt.BlockNumber)
+	if err != nil || theirs.Hash() != receipt.BlockHash {
+		t.Fatalf("the woken node sealed the transfer in %s; the leader's block %d is %v (%v)", receipt.BlockHash, receipt.BlockNumber, theirs, err)
+	}
 }

@@ -25,6 +25,10 @@ type Replayer struct {
 	// (with the first pre-confirmation of the next block, as the sequencer
 	// publishes head and pending together, or by Flush).
 	announce *types.Block
+
+	// logWins: a sealed block of the head's number that is not the head
+	// replaces it (SetLogWins).
+	logWins bool
 }
 
 // NewReplayer returns a replayer that publishes to store.
@@ -115,6 +119,13 @@ func (r *Replayer) Sealed(block *types.Block) (inserted bool, err error) {
 	bc := r.chain.BlockChain()
 	head := r.chain.Head()
 	number := block.NumberU64()
+	if r.logWins && number == head.Number.Uint64() && block.Hash() != head.Hash() && block.ParentHash() == head.ParentHash {
+		r.log.Warn("Dropping the head this node committed but never logged: the log holds another block of its number", "number", number, "dropped", head.Hash(), "logged", block.Hash())
+		if err := r.chain.Rewind(number - 1); err != nil {
+			return false, err
+		}
+		head = r.chain.Head()
+	}
 	if number <= head.Number.Uint64() {
 		if have := bc.GetCanonicalHash(number); have != block.Hash() {
 			return false, fmt.Errorf("sealed block %d is %s, this replica's is %s: the log is another chain's", number, block.Hash(), have)
@@ -164,3 +175,10 @@ func (r *Replayer) flush() error {
 	r.announce = nil
 	return err
 }
+
+// SetLogWins has the replay replace a head that the log does not hold by
+// the log's block of its number: a sequencer candidate (app's --ha) that
+// committed a block and died before logging it never announced it, and the
+// leader after it sealed another. A replica's head always came from the
+// log, and a mismatch there means another chain's log.
+func (r *Replayer) SetLogWins(on bool) { r.logWins = on }
