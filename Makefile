@@ -5,7 +5,7 @@ BIN     := bin/stocknode
 DATADIR ?= ./stocknode-data
 ARGS    ?=
 
-.PHONY: build run dev test test-short vet clean contracts conformance bench profile loadtest compare abuse index-bench rest-load explorer-load busy-address replica-bench
+.PHONY: build run dev test test-short vet clean contracts conformance bench profile loadtest compare abuse index-bench rest-load explorer-load busy-address replica-bench cluster failover-bench
 
 # COMMIT stamps `stocknode version` when the build records no VCS data.
 COMMIT  ?= $(shell git rev-parse --short=12 HEAD 2>/dev/null)$(shell git diff --quiet HEAD 2>/dev/null || echo -dirty)
@@ -68,6 +68,14 @@ conformance:
 ## loadtest: the load generator in bin/loadtest (http, flood, ws-fanout, ws-logs modes; loopback targets only).
 loadtest:
 	$(GO) build -o bin/loadtest ./loadtest
+
+## cluster: the failover topology on loopback: three NATS servers, two sequencer candidates (--ha) and a read replica; prints URLs and roles; Ctrl-C stops all.
+cluster: build
+	$(GO) run ./cmd/stocknode-cluster -bin $(BIN) $(ARGS)
+
+## failover-bench: 20 kill -9 of the sequencer and one of the stream's NATS leader under a 1,000 transfers/s flood through the replica (FAILOVER_ARGS: loadtest failover flags).
+failover-bench: build
+	$(GO) run ./loadtest failover -bin $(BIN) $(FAILOVER_ARGS)
 
 ## compare: stocknode vs geth v1.16.7 and anvil 1.7.1 on one genesis: reads (req/s, p99), eth_getProof, debug_traceTransaction with callTracer and a transaction flood, best of two rounds, about 7 minutes; flags in COMPARE_ARGS.
 compare:

@@ -7,6 +7,7 @@
 //	go run ./loadtest flood     -url http://127.0.0.1:8545 -accounts 1024 -senders 64 -duration 6s
 //	go run ./loadtest txsync    -url http://127.0.0.1:8545 -paths /,/preconf -methods sync,poll -samples 400 [-poll 10ms]
 //	go run ./loadtest replag    -sequencer ws://127.0.0.1:8545/ws -replica ws://127.0.0.1:8546/ws -duration 10s
+//	go run ./loadtest failover  -bin bin/stocknode -kills 20 -rate 1000   (make failover-bench)
 //	go run ./loadtest genesis   -accounts 1000000 -out genesis.json   (for the state-size measurement)
 //	go run ./loadtest abuse     -url http://127.0.0.1:8545 -pid PID [-metrics http://127.0.0.1:6060/metrics] [-attacks blake2f,cl-te,...]
 //
@@ -14,7 +15,7 @@
 //
 // This package only parses the mode and prints its report. Each mode is a
 // package of its own: httpload (http), flood, wsload (ws-fanout, ws-logs),
-// txsync, replag and abuse; logread and genesis are small enough to stay
+// txsync, replag, abuse and failover; logread and genesis are small enough to stay
 // here. What the modes share is in rpcclient (JSON-RPC client), wsprobe
 // (the WebSocket probe), target (loopback check, URL split), pacer and
 // workload (accounts, token, transfers), and in internal/latency (histogram)
@@ -32,6 +33,7 @@ import (
 	"syscall"
 
 	"github.com/stocknode/stocknode/loadtest/abuse"
+	"github.com/stocknode/stocknode/loadtest/failover"
 	"github.com/stocknode/stocknode/loadtest/flood"
 	"github.com/stocknode/stocknode/loadtest/httpload"
 	"github.com/stocknode/stocknode/loadtest/replag"
@@ -71,6 +73,10 @@ func main() {
 		cfg := flood.Flags(fs)
 		fs.Parse(os.Args[2:])
 		report, err = flood.Run(ctx, *cfg)
+	case "failover":
+		cfg := failover.Flags(fs)
+		fs.Parse(os.Args[2:])
+		report, err = failover.Run(ctx, *cfg)
 	case "txsync":
 		cfg := txsync.Flags(fs)
 		fs.Parse(os.Args[2:])
@@ -114,6 +120,6 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: loadtest ws-fanout|ws-logs|http|flood|txsync|replag|logread|genesis|abuse [flags] (-h for flags)")
+	fmt.Fprintln(os.Stderr, "usage: loadtest ws-fanout|ws-logs|http|flood|txsync|replag|failover|logread|genesis|abuse [flags] (-h for flags)")
 	os.Exit(2)
 }

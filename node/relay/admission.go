@@ -59,7 +59,10 @@ func (c *Client) Submit(tx *types.Transaction) (Admission, error) {
 		m.Header = nats.Header{}
 	}
 	m.Header.Set(headerAdmission, "1")
-	status, body, err := c.send(context.Background(), m)
+	status, body, retried, err := c.send(context.Background(), m, true)
+	if takenBefore(retried, err) {
+		return Admission{}, nil // its admission went with the attempt that was taken
+	}
 	if err != nil {
 		return Admission{}, err
 	}

@@ -40,6 +40,7 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/txpool"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nkeys"
@@ -292,7 +293,10 @@ func (c *Client) Send(tx *types.Transaction) error {
 	if err != nil {
 		return err
 	}
-	reply, err := c.request(context.Background(), "tx", raw)
+	reply, retried, err := c.request(context.Background(), "tx", raw, true)
+	if takenBefore(retried, err) {
+		return nil
+	}
 	var late *lateError
 	if errors.As(err, &late) {
 		return fmt.Errorf("%w; the transaction may still be pooled: check its hash before sending again", err)
@@ -309,7 +313,7 @@ func (c *Client) Send(tx *types.Transaction) error {
 // Known asks the sequencer whether it knows the transaction: pooled,
 // pre-confirmed or sealed.
 func (c *Client) Known(ctx context.Context, hash common.Hash) (bool, error) {
-	reply, err := c.request(ctx, "status", hash[:])
+	reply, _, err := c.request(ctx, "status", hash[:], true)
 	if err != nil {
 		return false, err
 	}
@@ -328,7 +332,7 @@ func (c *Client) Drip(ctx context.Context, req drip.Request) drip.Result {
 	if err != nil {
 		return drip.Unreachable(err)
 	}
-	reply, err := c.request(ctx, "drip", data)
+	reply, _, err := c.request(ctx, "drip", data, false)
 	var refused *RefusedError
 	if errors.As(err, &refused) {
 		return drip.Refused(refused.Text)
@@ -343,6 +347,14 @@ func (c *Client) Drip(ctx context.Context, req drip.Request) drip.Result {
 	return res
 }
 
+// takenBefore reports a transaction refused as already known after an
+// attempt that went unanswered: that attempt was taken, by the sequencer
+// that died holding it (whose log gave it to the next) or by this one.
+func takenBefore(retried bool, err error) bool {
+	var refused *RefusedError
+	return retried && errors.As(err, &refused) && strings.Contains(refused.Text, txpool.ErrAlreadyKnown.Error())
+}
+
 // RefusedError is the sequencer's refusal, worded as the sequencer worded it.
 type RefusedError struct{ Text string }
 
@@ -355,58 +367,94 @@ func (e *lateError) Error() string {
 	return fmt.Sprintf("the sequencer did not answer within %v", e.timeout)
 }
 
-// noResponderGrace is how long a request that finds no sequencer
-// subscribed is sent again before the replica says the sequencer is not
-// reachable: a sequencer whose NATS server was lost is unsubscribed until
-// it has reconnected to another, a few milliseconds later.
-const noResponderGrace = 2 * time.Second
+// attemptTimeout bounds one attempt of a request that may be sent again
+// (a transaction, a status): a sequencer that died holding it never
+// answers, and the next one is asked within the relay timeout.
+const attemptTimeout = time.Second
 
-// request sends data and returns the reply's body after its status byte.
-func (c *Client) request(ctx context.Context, what string, data []byte) ([]byte, error) {
+// retryWait is the pause before a request is sent again.
+const retryWait = 50 * time.Millisecond
+
+// request sends data and returns the reply's body after its status byte;
+// retried reports that an attempt before may have been received. Only an
+// idempotent request is sent again after an unanswered attempt.
+func (c *Client) request(ctx context.Context, what string, data []byte, idempotent bool) (body []byte, retried bool, err error) {
 	req, err := c.message(what, data)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	status, body, err := c.send(ctx, req)
+	status, body, retried, err := c.send(ctx, req, idempotent)
 	if err != nil {
-		return nil, err
+		return nil, retried, err
 	}
 	if status != statusOK {
-		return nil, fmt.Errorf("relay to the sequencer: unexpected reply status %d", status)
+		return nil, retried, fmt.Errorf("relay to the sequencer: unexpected reply status %d", status)
 	}
-	return body, nil
+	return body, retried, nil
 }
 
 // send sends req and returns the reply's status byte and the rest; a
-// refusal (status 1) is a *RefusedError.
-func (c *Client) send(ctx context.Context, req *nats.Msg) (byte, []byte, error) {
+// refusal (status 1) is a *RefusedError. A request that finds no sequencer
+// subscribed (between a sequencer's death and the next one's takeover, or
+// while a sequencer reconnects to another NATS server) is sent again until
+// the relay timeout: nobody received it, so sending it again cannot do it
+// twice.
+func (c *Client) send(ctx context.Context, req *nats.Msg, idempotent bool) (status byte, body []byte, retried bool, err error) {
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
-	giveUp := time.Now().Add(noResponderGrace)
-	msg, err := c.nc.RequestMsgWithContext(ctx, req)
-	for errors.Is(err, nats.ErrNoResponders) && time.Now().Before(giveUp) {
-		// Nobody received it: sending it again cannot do it twice.
+	var msg *nats.Msg
+	received := false // by a sequencer, in some attempt
+	for {
+		attempt, cancelAttempt := ctx, context.CancelFunc(func() {})
+		if idempotent {
+			attempt, cancelAttempt = context.WithTimeout(ctx, attemptTimeout)
+		}
+		msg, err = c.nc.RequestMsgWithContext(attempt, req)
+		cancelAttempt()
+		noResponder := errors.Is(err, nats.ErrNoResponders)
+		received = received || !noResponder
+		if ctx.Err() != nil {
+			if err != nil && !received {
+				err = nats.ErrNoResponders // every attempt found no sequencer
+			}
+			break
+		}
+		unanswered := idempotent && errors.Is(err, context.DeadlineExceeded)
+		if !unanswered && !noResponder {
+			break
+		}
+		retried = retried || unanswered
 		select {
 		case <-ctx.Done():
-		case <-time.After(50 * time.Millisecond):
+		case <-time.After(retryWait):
 		}
-		msg, err = c.nc.RequestMsgWithContext(ctx, req)
+		if ctx.Err() != nil {
+			break // with the last attempt's error
+		}
 	}
+	if ctx.Err() != nil && received && err != nil {
+		err = context.DeadlineExceeded
+	}
+	return c.reply(msg, retried, err)
+}
+
+// reply reads a relayed request's answer, or says why there is none.
+func (c *Client) reply(msg *nats.Msg, retried bool, err error) (byte, []byte, bool, error) {
 	switch {
 	case errors.Is(err, nats.ErrNoResponders):
-		return 0, nil, errors.New("the sequencer is not reachable (no sequencer subscribed to this chain's relay on NATS); retry in a moment")
+		return 0, nil, retried, errors.New("the sequencer is not reachable (no sequencer subscribed to this chain's relay on NATS); retry in a moment")
 	case errors.Is(err, nats.ErrPermissionViolation):
-		return 0, nil, fmt.Errorf("the NATS server does not let this replica (%s) relay: admit its key on the sequencer (stocknode replica-key): %w", c.id, err)
+		return 0, nil, retried, fmt.Errorf("the NATS server does not let this replica (%s) relay: admit its key on the sequencer (stocknode replica-key): %w", c.id, err)
 	case errors.Is(err, context.DeadlineExceeded):
-		return 0, nil, &lateError{timeout: c.timeout}
+		return 0, nil, retried, &lateError{timeout: c.timeout}
 	case err != nil:
-		return 0, nil, fmt.Errorf("relay to the sequencer: %w", err)
+		return 0, nil, retried, fmt.Errorf("relay to the sequencer: %w", err)
 	}
 	if len(msg.Data) == 0 {
-		return 0, nil, errors.New("relay to the sequencer: empty reply")
+		return 0, nil, retried, errors.New("relay to the sequencer: empty reply")
 	}
 	if msg.Data[0] == statusRefused {
-		return 0, nil, &RefusedError{Text: string(msg.Data[1:])}
+		return 0, nil, retried, &RefusedError{Text: string(msg.Data[1:])}
 	}
-	return msg.Data[0], msg.Data[1:], nil
+	return msg.Data[0], msg.Data[1:], retried, nil
 }

@@ -154,7 +154,7 @@ func TestSend(t *testing.T) {
 func TestSendUnanswered(t *testing.T) {
 	t.Run("no sequencer", func(t *testing.T) {
 		n := newNetwork(t)
-		err := n.client(0).Send(transfer(t, 0))
+		err := n.client(300 * time.Millisecond).Send(transfer(t, 0))
 		if err == nil || !strings.Contains(err.Error(), "the sequencer is not reachable") {
 			t.Fatalf("Send with no sequencer subscribed: %v", err)
 		}
@@ -232,7 +232,7 @@ func TestGarbage(t *testing.T) {
 		{"status", make([]byte, 31), "decode status: "},
 		{"status", make([]byte, 33), "decode status: "},
 	} {
-		_, err := c.request(context.Background(), tc.what, tc.data)
+		_, _, err := c.request(context.Background(), tc.what, tc.data, false)
 		var refused *RefusedError
 		if !errors.As(err, &refused) || !strings.HasPrefix(refused.Text, tc.want) {
 			t.Errorf("%s %q: %v, want a refusal starting %q", tc.what, tc.data, err, tc.want)
@@ -287,7 +287,7 @@ func TestDripRefused(t *testing.T) {
 	t.Run("faucet off", func(t *testing.T) {
 		n := newNetwork(t)
 		n.serve(Handlers{Send: func(string, *types.Transaction) error { return nil }}, 0)
-		res := n.client(0).Drip(context.Background(), drip.Request{To: common.HexToAddress("0xd1")})
+		res := n.client(300*time.Millisecond).Drip(context.Background(), drip.Request{To: common.HexToAddress("0xd1")})
 		want := drip.Result{Status: 503, Code: 14, Message: "the faucet is off on the sequencer (--faucet=false)"}
 		if !reflect.DeepEqual(res, want) {
 			t.Fatalf("Drip with the sequencer's faucet off: %+v, want %+v", res, want)
@@ -295,7 +295,7 @@ func TestDripRefused(t *testing.T) {
 	})
 	t.Run("no sequencer", func(t *testing.T) {
 		n := newNetwork(t)
-		res := n.client(0).Drip(context.Background(), drip.Request{To: common.HexToAddress("0xd1")})
+		res := n.client(300 * time.Millisecond).Drip(context.Background(), drip.Request{To: common.HexToAddress("0xd1")})
 		if res.Status != 503 || !strings.Contains(res.Message, "the sequencer is not reachable") {
 			t.Fatalf("Drip with no sequencer: %+v", res)
 		}
@@ -368,7 +368,7 @@ func TestKnown(t *testing.T) {
 		{"known", true, func(string, common.Hash) bool { return true }, 0, true, ""},
 		{"unknown", true, func(string, common.Hash) bool { return false }, 0, false, ""},
 		{"not answered by this sequencer", true, nil, 0, false, "the sequencer does not answer transaction statuses"},
-		{"no sequencer", false, nil, 0, false, "the sequencer is not reachable"},
+		{"no sequencer", false, nil, 300 * time.Millisecond, false, "the sequencer is not reachable"},
 		{"slow sequencer", true, func(string, common.Hash) bool { <-release; return true }, 50 * time.Millisecond, false, "the sequencer did not answer within 50ms"},
 	}
 	for _, c := range cases {

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ethereum/go-ethereum/core/txpool"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/nats-io/nats-server/v2/server"
@@ -90,7 +91,9 @@ func TestClientSend(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			err := NewClient(nc, testChainID, 5*time.Second, nil).Send(testTx(t))
+			// A relay timeout long enough for the late sequencer, short
+			// enough that waiting it out for no sequencer is quick.
+			err := NewClient(nc, testChainID, time.Second, nil).Send(testTx(t))
 			switch {
 			case tt.wantErr == "" && err != nil:
 				t.Fatalf("Send: %v", err)
@@ -98,5 +101,37 @@ func TestClientSend(t *testing.T) {
 				t.Fatalf("Send: %v, want an error saying %q", err, tt.wantErr)
 			}
 		})
+	}
+}
+
+// A sequencer that dies holding a relayed transaction never answers; the
+// replica asks again after attemptTimeout, and the next sequencer, which
+// the log gave the transaction to, says it already knows it: the send
+// succeeded.
+func TestSendToASequencerThatDied(t *testing.T) {
+	nc := startNATS(t)
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	held := make(chan struct{})
+	var dead *Server
+	dead, err := Serve(nc, testChainID, Handlers{Send: func(string, *types.Transaction) error {
+		close(held)
+		<-t.Context().Done() // dies holding it: no answer while the test runs
+		return nil
+	}}, 0, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		<-held
+		dead.Close()
+		next, err := Serve(nc, testChainID, Handlers{Send: func(string, *types.Transaction) error { return txpool.ErrAlreadyKnown }}, 0, log)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		t.Cleanup(next.Close)
+	}()
+	if err := NewClient(nc, testChainID, 5*time.Second, nil).Send(testTx(t)); err != nil {
+		t.Fatalf("Send: %v, want it taken by the sequencer after the one that died", err)
 	}
 }

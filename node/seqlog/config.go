@@ -30,6 +30,13 @@ const (
 	DefaultMaxAge         = 7 * 24 * time.Hour
 	DefaultMaxEntryBytes  = 8 << 20 // a sealed block is at most params.MaxBlockSize (8 MiB) of RLP
 	DefaultAckTimeout     = 5 * time.Second
+	// DefaultClusterAckTimeout is a replicated stream's: an append whose
+	// server died is tried again on another well inside a second, and
+	// the message ID makes a retry of an entry that was stored after all
+	// a duplicate, not a second entry (JetStream checks duplicates before
+	// the expected last sequence on a replicated stream, so a slow
+	// acknowledgement does not fence its own writer).
+	DefaultClusterAckTimeout = 300 * time.Millisecond
 	DefaultOutageTimeout  = 30 * time.Second // nats-server elects a stream leader within 4-9 s
 	DefaultStartTimeout   = time.Minute      // an embedded server recovering a full store
 	DefaultReplicas       = 1
@@ -132,6 +139,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.AckTimeout == 0 {
 		c.AckTimeout = DefaultAckTimeout
+		if c.Replicas > 1 {
+			c.AckTimeout = DefaultClusterAckTimeout
+		}
 	}
 	if c.StartTimeout == 0 {
 		c.StartTimeout = DefaultStartTimeout

@@ -14,6 +14,7 @@ import (
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/nats-io/nuid"
 )
 
 // ErrFenced is returned by Append when another writer appended to the log
@@ -56,6 +57,8 @@ type Log struct {
 	createdMu sync.Mutex
 	created   time.Time // the stream's, to notice it rebuilt (ErrRebuilt)
 
+	writerID string // unique to this opening of the log, in its entries' IDs
+
 	mu      sync.Mutex // serialises appends
 	last    uint64     // the stream's last sequence as this writer knows it
 	unsure  bool       // the last append failed without saying whether it was stored
@@ -74,7 +77,7 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (*Log, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("sequencer log: %w", err)
 	}
-	l := &Log{cfg: cfg, log: log, subject: subjectPrefix(cfg.ChainID)}
+	l := &Log{cfg: cfg, log: log, subject: subjectPrefix(cfg.ChainID), writerID: nuid.Next()}
 	if err := l.connect(); err != nil {
 		l.Close()
 		return nil, err
@@ -294,8 +297,9 @@ func (l *Log) Append(ctx context.Context, e Entry) (uint64, error) {
 }
 
 // outageRetryWait is the pause between attempts of an append while the
-// log is unavailable.
-const outageRetryWait = 250 * time.Millisecond
+// log is unavailable: short, as a replicated stream has a new leader
+// within moments of a server's graceful exit.
+const outageRetryWait = 50 * time.Millisecond
 
 // append makes one attempt, bounded by AckTimeout.
 func (l *Log) append(ctx context.Context, kind Kind, subject string, data []byte) (uint64, error) {
@@ -312,7 +316,12 @@ func (l *Log) append(ctx context.Context, kind Kind, subject string, data []byte
 		return 0, err
 	}
 	msg := &nats.Msg{Subject: subject, Data: data, Header: hdr}
-	ack, err := l.js.PublishMsg(ctx, msg, jetstream.WithExpectLastSequence(l.last))
+	// The entry's ID is its writer (this opening of the log: two
+	// sequencers with one key are still two writers) and place: an
+	// attempt again of an entry stored late is acknowledged as the
+	// duplicate it is.
+	id := l.writerID + ":" + strconv.FormatUint(l.last+1, 10)
+	ack, err := l.js.PublishMsg(ctx, msg, jetstream.WithExpectLastSequence(l.last), jetstream.WithMsgID(id))
 	switch {
 	case isWrongLastSeq(err) && l.skipForeign(ctx):
 		return l.append(ctx, kind, subject, data)
@@ -337,7 +346,10 @@ func transient(err error) bool {
 	case errors.Is(err, ErrFenced), errors.Is(err, nats.ErrConnectionClosed):
 		return false
 	case errors.As(err, &apiErr):
-		return apiErr.Code == 503 // JSClusterNotAvailErr and kin
+		// 503: JSClusterNotAvailErr and kin; 10158: the attempt before
+		// is still being stored, and the next will be acknowledged as its
+		// duplicate.
+		return apiErr.Code == 503 || apiErr.ErrorCode == errCodeDuplicateInProcess
 	}
 	return errors.Is(err, context.DeadlineExceeded) ||
 		errors.Is(err, nats.ErrTimeout) ||
@@ -372,6 +384,10 @@ func (l *Log) resolve(ctx context.Context, subject string, data []byte) (seq uin
 		return 0, false, fmt.Errorf("log moved from sequence %d to %d: %w", l.last, last, ErrFenced)
 	}
 }
+
+// errCodeDuplicateInProcess is JetStream's "duplicate message id is in
+// process" (nats-server's JSStreamDuplicateMessageConflict).
+const errCodeDuplicateInProcess = 10158
 
 func isWrongLastSeq(err error) bool {
 	var apiErr *jetstream.APIError

@@ -1,0 +1,268 @@
+// Package devcluster runs the failover topology on loopback: three NATS
+// JetStream servers (in this process, the module's nats-server), two
+// sequencer candidates (--ha) and a read replica, each a stocknode process
+// with its own datadir and a fixed HTTP port, so that a node killed and
+// started again keeps its URL. `make cluster` shows it; the failover
+// benchmark (loadtest failover) kills its members.
+package devcluster
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// Config is where the cluster runs and what its nodes run.
+type Config struct {
+	// Bin is the stocknode binary.
+	Bin string
+	// Dir holds the NATS stores, the datadirs and the nodes' logs.
+	Dir string
+	// NodeArgs are added to every node's flags (--block-time, ...).
+	NodeArgs []string
+	// Log receives the cluster's own lines (nil: discarded).
+	Log io.Writer
+}
+
+// Node is one stocknode process of the cluster.
+type Node struct {
+	Name string
+	URL  string // http://127.0.0.1:port
+	args []string
+	log  string // its stderr's file
+	cmd  *exec.Cmd
+	done chan struct{}
+}
+
+// Cluster is the running topology: Nodes[0] and [1] are the candidates,
+// Nodes[2] the replica.
+type Cluster struct {
+	cfg   Config
+	NATS  []*server.Server
+	URLs  []string // the NATS servers' client URLs
+	Nodes []*Node
+}
+
+// Start starts the NATS servers, waits until they replicate a stream three
+// ways, and starts the nodes.
+func Start(ctx context.Context, cfg Config) (*Cluster, error) {
+	if cfg.Log == nil {
+		cfg.Log = io.Discard
+	}
+	c := &Cluster{cfg: cfg}
+	if err := c.startNATS(ctx); err != nil {
+		c.Stop()
+		return nil, err
+	}
+	ports, err := freePorts(3)
+	if err != nil {
+		c.Stop()
+		return nil, err
+	}
+	natsURL := strings.Join(c.URLs, ",")
+	for i, name := range []string{"candidate-a", "candidate-b", "replica"} {
+		role := []string{"--ha", "--ha.name", name, "--nats.replicas", "3"}
+		if name == "replica" {
+			role = []string{"--follow"}
+		}
+		args := append([]string{"--datadir", filepath.Join(cfg.Dir, name), "--http.port", strconv.Itoa(ports[i]), "--nats.url", natsURL}, role...)
+		n := &Node{Name: name, URL: "http://127.0.0.1:" + strconv.Itoa(ports[i]), args: append(args, cfg.NodeArgs...), log: filepath.Join(cfg.Dir, name+".log")}
+		c.Nodes = append(c.Nodes, n)
+		if err := c.StartNode(ctx, i); err != nil {
+			c.Stop()
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+func (c *Cluster) startNATS(ctx context.Context) error {
+	ports, err := freePorts(3)
+	if err != nil {
+		return err
+	}
+	var routes []string
+	for _, p := range ports {
+		routes = append(routes, "nats://127.0.0.1:"+strconv.Itoa(p))
+	}
+	for i, p := range ports {
+		srv, err := server.NewServer(&server.Options{
+			ServerName: "nats-" + strconv.Itoa(i), Host: "127.0.0.1", Port: server.RANDOM_PORT,
+			JetStream: true, StoreDir: filepath.Join(c.cfg.Dir, "nats-"+strconv.Itoa(i)),
+			MaxPayload:        8 << 20, // the log's largest entry (seqlog.DefaultMaxEntryBytes)
+			JetStreamMaxStore: 1 << 40, JetStreamMaxMemory: 1 << 30,
+			Cluster: server.ClusterOpts{Name: "stocknode", Host: "127.0.0.1", Port: p},
+			Routes:  server.RoutesFromStr(strings.Join(routes, ",")),
+			NoSigs:  true, NoLog: true,
+		})
+		if err != nil {
+			return fmt.Errorf("NATS server %d: %w", i, err)
+		}
+		srv.Start()
+		if !srv.ReadyForConnections(10 * time.Second) {
+			return fmt.Errorf("NATS server %d not taking connections after 10s", i)
+		}
+		c.NATS = append(c.NATS, srv)
+		c.URLs = append(c.URLs, srv.ClientURL())
+	}
+	return c.awaitJetStream(ctx)
+}
+
+// awaitJetStream waits until a stream of three replicas can be created.
+func (c *Cluster) awaitJetStream(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	nc, err := nats.Connect(strings.Join(c.URLs, ","))
+	if err != nil {
+		return err
+	}
+	defer nc.Close()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return err
+	}
+	probe := jetstream.StreamConfig{Name: "PROBE", Subjects: []string{"probe"}, Replicas: 3, Storage: jetstream.MemoryStorage}
+	for {
+		// Each attempt is bounded: one made before the servers elected a
+		// meta leader waits for an answer that never comes.
+		attempt, cancelAttempt := context.WithTimeout(ctx, 2*time.Second)
+		_, err = js.CreateStream(attempt, probe)
+		cancelAttempt()
+		if err == nil {
+			return js.DeleteStream(ctx, probe.Name)
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("JetStream of three servers not ready: %w", err)
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// StartNode starts node i (again) and waits until its /health answers.
+func (c *Cluster) StartNode(ctx context.Context, i int) error {
+	n := c.Nodes[i]
+	logFile, err := os.OpenFile(n.log, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	defer logFile.Close()
+	n.cmd = exec.Command(c.cfg.Bin, n.args...)
+	n.cmd.Stderr, n.cmd.Stdout = logFile, io.Discard
+	if err := n.cmd.Start(); err != nil {
+		return fmt.Errorf("start %s: %w", n.Name, err)
+	}
+	n.done = make(chan struct{})
+	go func() { n.cmd.Wait(); close(n.done) }()
+	fmt.Fprintf(c.cfg.Log, "started %s (pid %d): %s %s\n", n.Name, n.cmd.Process.Pid, c.cfg.Bin, strings.Join(n.args, " "))
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		if _, err := c.Role(i); err == nil {
+			return nil
+		}
+		select {
+		case <-n.done:
+			return fmt.Errorf("%s exited before it answered /health (log: %s)", n.Name, n.log)
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%s does not answer /health after 60s (log: %s)", n.Name, n.log)
+		}
+	}
+}
+
+// Kill ends node i with SIGKILL, as a crash would, and waits for it.
+func (c *Cluster) Kill(i int) {
+	n := c.Nodes[i]
+	n.cmd.Process.Signal(syscall.SIGKILL)
+	<-n.done
+}
+
+// Role is what node i's /health says it is: sequencer, standby or replica.
+func (c *Cluster) Role(i int) (string, error) {
+	client := http.Client{Timeout: time.Second}
+	resp, err := client.Get(c.Nodes[i].URL + "/health")
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	var h struct {
+		Role string `json:"role"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&h); err != nil {
+		return "", err
+	}
+	return h.Role, nil
+}
+
+// Leader waits until exactly one candidate says it is the sequencer and
+// returns its index.
+func (c *Cluster) Leader(ctx context.Context) (int, error) {
+	for {
+		leader, leaders := -1, 0
+		for i := range 2 {
+			if role, err := c.Role(i); err == nil && role == "sequencer" {
+				leader, leaders = i, leaders+1
+			}
+		}
+		if leaders == 1 {
+			return leader, nil
+		}
+		select {
+		case <-ctx.Done():
+			return -1, errors.New("no single sequencer among the candidates")
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+}
+
+// Stop interrupts every node, waits for it, and shuts the NATS servers
+// down.
+func (c *Cluster) Stop() {
+	for _, n := range c.Nodes {
+		if n.cmd == nil || n.cmd.Process == nil {
+			continue
+		}
+		n.cmd.Process.Signal(syscall.SIGINT)
+		select {
+		case <-n.done:
+		case <-time.After(15 * time.Second):
+			n.cmd.Process.Kill()
+			<-n.done
+		}
+	}
+	for _, srv := range c.NATS {
+		srv.Shutdown()
+	}
+}
+
+// freePorts returns n distinct loopback ports free a moment ago.
+func freePorts(n int) ([]int, error) {
+	var ports []int
+	for range n {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, err
+		}
+		defer l.Close()
+		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
+	}
+	return ports, nil
+}

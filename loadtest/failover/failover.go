@@ -1,0 +1,191 @@
+// Package failover is loadtest's failover mode (`make failover-bench`): it
+// runs the failover topology (internal/devcluster), floods the replica
+// with transfers, kills the sequencer's process with SIGKILL again and
+// again (restarting it as a standby each time), then kills the NATS server
+// that leads the log's stream, and reports the pause from each kill to the
+// next pre-confirmation, the transfers lost, the blocks reorged, and the
+// sends that got an error.
+package failover
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/stocknode/stocknode/internal/devcluster"
+	"github.com/stocknode/stocknode/internal/latency"
+	"github.com/stocknode/stocknode/loadtest/flood"
+)
+
+// Config is a failover run.
+type Config struct {
+	Bin       string
+	Kills     int
+	Interval  time.Duration
+	Warmup    time.Duration
+	Rate      float64
+	Accounts  int
+	Senders   int
+	KillNATS  bool
+	KeepDir   bool
+	NodeFlags string
+}
+
+// Flags registers the mode's flags on fs and returns the Config they fill.
+func Flags(fs *flag.FlagSet) *Config {
+	c := new(Config)
+	fs.StringVar(&c.Bin, "bin", "bin/stocknode", "the stocknode binary")
+	fs.IntVar(&c.Kills, "kills", 20, "times the sequencer's process is killed")
+	fs.DurationVar(&c.Interval, "interval", 3*time.Second, "time between kills (the killed candidate restarts as a standby meanwhile)")
+	fs.DurationVar(&c.Warmup, "warmup", 15*time.Second, "flood time before the first kill (the flood funds its accounts first)")
+	fs.Float64Var(&c.Rate, "rate", 1000, "transfers/s offered to the replica")
+	fs.IntVar(&c.Accounts, "accounts", 512, "sending accounts")
+	fs.IntVar(&c.Senders, "senders", 32, "sending goroutines")
+	fs.BoolVar(&c.KillNATS, "kill-nats", true, "after the sequencer kills, kill the NATS server that leads the log's stream")
+	fs.BoolVar(&c.KeepDir, "keep", false, "keep the datadirs and logs (their directory is printed)")
+	fs.StringVar(&c.NodeFlags, "node-flags", "", "more flags for every node, space-separated")
+	return c
+}
+
+// Report is what a run measured.
+type Report struct {
+	Kills       int               `json:"kills"`
+	Pause       latency.Durations `json:"pauseAfterSequencerKill"`
+	Takeover    latency.Durations `json:"standbyLeadsAfter"`
+	NATSPause   time.Duration     `json:"pauseAfterNATSKill,omitempty"`
+	Accepted    int               `json:"accepted"`
+	Lost        int               `json:"lost"`
+	SendErrors  int               `json:"sendErrors"`
+	ErrorsBy    map[string]int    `json:"errorsBy,omitempty"`
+	Reorged     int               `json:"blocksReorged"`
+	Blocks      int               `json:"blocksSealed"`
+	FloodReport flood.Report      `json:"flood"`
+	Dir         string            `json:"dir,omitempty"`
+}
+
+func (r Report) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "sequencer killed %d times under a flood through the replica\n", r.Kills)
+	fmt.Fprintf(&b, "pause, kill to the next pre-confirmation: %v\n", r.Pause)
+	fmt.Fprintf(&b, "standby reports itself sequencer after:   %v\n", r.Takeover)
+	if r.NATSPause > 0 {
+		fmt.Fprintf(&b, "pause, NATS stream leader killed to the next pre-confirmation: %v\n", r.NATSPause.Round(time.Millisecond))
+	}
+	fmt.Fprintf(&b, "transfers accepted %d, lost %d; sends with an error %d; blocks sealed %d, reorged %d\n", r.Accepted, r.Lost, r.SendErrors, r.Blocks, r.Reorged)
+	for m, n := range r.ErrorsBy {
+		fmt.Fprintf(&b, "  error %6d  %s\n", n, m)
+	}
+	if r.Dir != "" {
+		fmt.Fprintf(&b, "datadirs and logs kept in %s\n", r.Dir)
+	}
+	return b.String()
+}
+
+// Run runs the cluster, the flood and the kills.
+func Run(ctx context.Context, cfg Config) (Report, error) {
+	report := Report{Kills: cfg.Kills}
+	dir, err := os.MkdirTemp("", "stocknode-failover-")
+	if err != nil {
+		return report, err
+	}
+	if cfg.KeepDir {
+		report.Dir = dir
+	} else {
+		defer os.RemoveAll(dir)
+	}
+	c, err := devcluster.Start(ctx, devcluster.Config{Bin: cfg.Bin, Dir: dir, NodeArgs: strings.Fields(cfg.NodeFlags)})
+	if err != nil {
+		return report, err
+	}
+	defer c.Stop()
+	w, err := watchLog(ctx, c.URLs)
+	if err != nil {
+		return report, err
+	}
+	defer w.close()
+
+	floodCfg := flood.Config{URL: c.Nodes[2].URL, Accounts: cfg.Accounts, Senders: cfg.Senders, Rate: cfg.Rate,
+		Duration: cfg.Warmup + time.Duration(cfg.Kills)*cfg.Interval + 2*time.Second, FundETH: 10, FeeCapGwei: 100, TipGwei: 1,
+		Poll: 40 * time.Millisecond, Drain: 20 * time.Second, FundTimeout: 60 * time.Second}
+	floodDone := make(chan error, 1)
+	go func() {
+		var err error
+		report.FloodReport, err = flood.Run(ctx, floodCfg)
+		floodDone <- err
+	}()
+	if err := sleep(ctx, cfg.Warmup); err != nil {
+		return report, err
+	}
+	var pauses, takeovers []time.Duration
+	for range cfg.Kills {
+		pause, takeover, err := killLeader(ctx, c, w)
+		if err != nil {
+			return report, err
+		}
+		pauses, takeovers = append(pauses, pause), append(takeovers, takeover)
+		if err := sleep(ctx, cfg.Interval); err != nil {
+			return report, err
+		}
+	}
+	report.Pause, report.Takeover = latency.Summarize(pauses), latency.Summarize(takeovers)
+	if cfg.KillNATS {
+		if report.NATSPause, err = killStreamLeader(ctx, c, w); err != nil {
+			return report, err
+		}
+	}
+	if err := <-floodDone; err != nil {
+		return report, fmt.Errorf("flood: %w", err)
+	}
+	f := report.FloodReport
+	report.Accepted, report.Lost = f.Accepted, f.NotIncluded
+	report.SendErrors, report.ErrorsBy = f.Rejected+f.TransportErrors, f.RejectedBy
+	report.Blocks, report.Reorged = w.sealedBlocks()
+	reorged, err := compareChain(ctx, c.Nodes[2].URL, w)
+	report.Reorged += reorged
+	return report, err
+}
+
+// killLeader kills the sequencer's process and measures the pause to the
+// next pre-confirmation the log stores, and to the standby's /health
+// saying it leads; then it starts the killed candidate again.
+func killLeader(ctx context.Context, c *devcluster.Cluster, w *logWatch) (pause, takeover time.Duration, err error) {
+	leader, err := c.Leader(ctx)
+	if err != nil {
+		return 0, 0, err
+	}
+	killed := time.Now()
+	c.Kill(leader)
+	last, err := w.lastSeqSoon(ctx)
+	if err != nil {
+		return 0, 0, err
+	}
+	next, err := c.Leader(ctx)
+	if err != nil {
+		return 0, 0, err
+	}
+	takeover = time.Since(killed)
+	if next == leader {
+		return 0, 0, errors.New("the killed candidate leads")
+	}
+	at, err := w.preconfirmedAfter(ctx, last)
+	if err != nil {
+		return 0, 0, err
+	}
+	if err := c.StartNode(ctx, leader); err != nil {
+		return 0, 0, err
+	}
+	return at.Sub(killed), takeover, nil
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(d):
+		return nil
+	}
+}

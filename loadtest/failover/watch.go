@@ -1,0 +1,207 @@
+package failover
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/stocknode/stocknode/internal/devcluster"
+	"github.com/stocknode/stocknode/loadtest/rpcclient"
+	"github.com/stocknode/stocknode/node/chain"
+	"github.com/stocknode/stocknode/node/seqlog"
+)
+
+// logWatch follows the sequencer's log as a reader and keeps what the
+// report needs: when each pre-confirmation was stored, and the hash of
+// every block sealed (a number sealed twice with two hashes is a reorg).
+type logWatch struct {
+	log    *seqlog.Log
+	cancel context.CancelFunc
+	done   chan struct{}
+
+	mu      sync.Mutex
+	changed chan struct{} // closed and replaced at each entry
+	preconf []stamp
+	sealed  map[uint64]common.Hash
+	reorged int
+	err     error
+}
+
+type stamp struct {
+	seq uint64
+	at  time.Time
+}
+
+func watchLog(ctx context.Context, urls []string) (*logWatch, error) {
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	l, err := seqlog.Open(ctx, seqlog.Config{URLs: urls, Reader: true, ChainID: chain.PreviewChainID}, quiet)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	w := &logWatch{log: l, cancel: cancel, done: make(chan struct{}), changed: make(chan struct{}), sealed: map[uint64]common.Hash{}}
+	go w.follow(ctx)
+	return w, nil
+}
+
+func (w *logWatch) follow(ctx context.Context) {
+	defer close(w.done)
+	for rec, err := range w.log.Follow(ctx, 1) {
+		w.mu.Lock()
+		switch e := rec.Entry.(type) {
+		case seqlog.Preconfirmed:
+			w.preconf = append(w.preconf, stamp{rec.Seq, rec.Time})
+		case seqlog.Sealed:
+			if h, ok := w.sealed[e.Number]; ok && h != e.Hash {
+				w.reorged++
+			}
+			w.sealed[e.Number] = e.Hash
+		}
+		w.err = err
+		close(w.changed)
+		w.changed = make(chan struct{})
+		w.mu.Unlock()
+		if err != nil {
+			return
+		}
+	}
+}
+
+func (w *logWatch) close() {
+	w.cancel()
+	<-w.done
+	w.log.Close()
+}
+
+// lastSeqSoon is the log's last entry a moment after a kill: an append
+// the killed process had on the wire is stored by then, and everything
+// after it is another writer's.
+func (w *logWatch) lastSeqSoon(ctx context.Context) (uint64, error) {
+	if err := sleep(ctx, 20*time.Millisecond); err != nil {
+		return 0, err
+	}
+	info, err := w.log.Info(ctx)
+	if err != nil {
+		return 0, err
+	}
+	return info.LastSeq, nil
+}
+
+// preconfirmedAfter waits for the first pre-confirmation stored after
+// entry seq and returns when it was stored.
+func (w *logWatch) preconfirmedAfter(ctx context.Context, seq uint64) (time.Time, error) {
+	deadline := time.After(30 * time.Second)
+	for {
+		w.mu.Lock()
+		for i := len(w.preconf) - 1; i >= 0 && w.preconf[i].seq > seq; i-- {
+			if i == 0 || w.preconf[i-1].seq <= seq {
+				at := w.preconf[i].at
+				w.mu.Unlock()
+				return at, nil
+			}
+		}
+		changed, err := w.changed, w.err
+		w.mu.Unlock()
+		if err != nil {
+			return time.Time{}, fmt.Errorf("follow the log: %w", err)
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return time.Time{}, ctx.Err()
+		case <-deadline:
+			return time.Time{}, fmt.Errorf("no pre-confirmation in the log 30s after entry %d", seq)
+		}
+	}
+}
+
+func (w *logWatch) sealedBlocks() (blocks, reorged int) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return len(w.sealed), w.reorged
+}
+
+// killStreamLeader shuts down the NATS server that leads the log's stream
+// and measures the pause to the next pre-confirmation.
+func killStreamLeader(ctx context.Context, c *devcluster.Cluster, w *logWatch) (time.Duration, error) {
+	nc, err := nats.Connect(strings.Join(c.URLs, ","))
+	if err != nil {
+		return 0, err
+	}
+	defer nc.Close()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return 0, err
+	}
+	stream, err := js.Stream(ctx, seqlog.StreamName(chain.PreviewChainID))
+	if err != nil {
+		return 0, err
+	}
+	info, err := stream.Info(ctx)
+	if err != nil || info.Cluster == nil {
+		return 0, fmt.Errorf("the stream's leader: %v", err)
+	}
+	leader, err := strconv.Atoi(strings.TrimPrefix(info.Cluster.Leader, "nats-"))
+	if err != nil {
+		return 0, fmt.Errorf("the stream's leader %q: %w", info.Cluster.Leader, err)
+	}
+	killed := time.Now()
+	c.NATS[leader].Shutdown()
+	last, err := w.lastSeqSoon(ctx)
+	if err != nil {
+		return 0, err
+	}
+	at, err := w.preconfirmedAfter(ctx, last)
+	if err != nil {
+		return 0, err
+	}
+	return at.Sub(killed), nil
+}
+
+// compareChain counts the blocks the log sealed that the replica holds
+// with another hash, once it caught up.
+func compareChain(ctx context.Context, url string, w *logWatch) (int, error) {
+	w.mu.Lock()
+	sealed := make(map[uint64]common.Hash, len(w.sealed))
+	var top uint64
+	for n, h := range w.sealed {
+		sealed[n], top = h, max(top, n)
+	}
+	w.mu.Unlock()
+	client, err := rpcclient.New(url, 4)
+	if err != nil {
+		return 0, err
+	}
+	var head hexutil.Uint64
+	for deadline := time.Now().Add(30 * time.Second); uint64(head) < top; {
+		if err := client.Call(&head, "eth_blockNumber"); err != nil || time.Now().After(deadline) {
+			return 0, fmt.Errorf("the replica at %d, not at the log's %d: %v", head, top, err)
+		}
+		if err := sleep(ctx, 50*time.Millisecond); err != nil {
+			return 0, err
+		}
+	}
+	differ := 0
+	for n, want := range sealed {
+		var block struct {
+			Hash common.Hash `json:"hash"`
+		}
+		if err := client.Call(&block, "eth_getBlockByNumber", hexutil.Uint64(n), false); err != nil {
+			return differ, err
+		}
+		if block.Hash != want {
+			differ++
+		}
+	}
+	return differ, nil
+}
