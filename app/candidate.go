@@ -65,6 +65,7 @@ func (n *Node) startCandidate(seqCfg sequencer.Config) error {
 	n.replay = sequencer.NewReplayer(n.chain, n.store, n.logger)
 	n.replay.SetLogWins(true)
 	n.follower = replica.New(l, n.replay, n.chain, n.logger)
+	n.follower.TrackAccepted()
 	n.relay = relay.NewClient(l.Conn(), cfg.ChainID, n.cfg.RelayTimeout, key)
 	n.pool.ForwardTo(relayForwarder{n.relay})
 	n.logger.Info("Sequencer candidate (--ha): a standby until it holds the leader lease", "stream", seqlog.StreamName(cfg.ChainID),
@@ -210,7 +211,18 @@ func (n *Node) sequenceTerm(ctx context.Context) error {
 	n.pool.OnAccepted(acceptLog.Accept)
 	defer n.pool.ForwardTo(relayForwarder{n.relay})
 	defer n.pool.OnAccepted(nil)
-	recovery.Repool(n.pool, accepted, n.logger)
+	// The pool gets again what the last sequencer's pool held, while this
+	// one already pre-confirms what it resumed: the backlog it carried
+	// across blocks (the follower's), then what Resume found. A pool add
+	// waits for its promotion, and a backlog under load is thousands.
+	backlog := n.follower.Outstanding()
+	repooled := make(chan struct{})
+	go func() {
+		defer close(repooled)
+		recovery.Repool(n.pool, backlog, n.logger)
+		recovery.Repool(n.pool, accepted, n.logger)
+	}()
+	defer func() { <-repooled }()
 	server, err := relay.Serve(l.Conn(), n.chain.Config().ChainID.Uint64(), n.relayHandlers(), 0, n.logger)
 	if err != nil {
 		return err
@@ -226,6 +238,7 @@ func (n *Node) sequenceTerm(ctx context.Context) error {
 func (n *Node) stepDown() error {
 	n.leading.Store(false)
 	n.pool.Clear()
+	n.follower.TrackAccepted() // what it remembered was this term's to seal
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	if err := n.levelWithLog(ctx); err != nil {

@@ -60,7 +60,7 @@ func (c *Client) Submit(tx *types.Transaction) (Admission, error) {
 	}
 	m.Header.Set(headerAdmission, "1")
 	status, body, retried, err := c.send(context.Background(), m, true)
-	if takenBefore(retried, err) {
+	if c.takenBefore(retried, err, tx.Hash()) {
 		return Admission{}, nil // its admission went with the attempt that was taken
 	}
 	if err != nil {

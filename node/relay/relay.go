@@ -40,6 +40,7 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core"
 	"github.com/ethereum/go-ethereum/core/txpool"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/nats-io/nats.go"
@@ -294,7 +295,7 @@ func (c *Client) Send(tx *types.Transaction) error {
 		return err
 	}
 	reply, retried, err := c.request(context.Background(), "tx", raw, true)
-	if takenBefore(retried, err) {
+	if c.takenBefore(retried, err, tx.Hash()) {
 		return nil
 	}
 	var late *lateError
@@ -347,12 +348,25 @@ func (c *Client) Drip(ctx context.Context, req drip.Request) drip.Result {
 	return res
 }
 
-// takenBefore reports a transaction refused as already known after an
-// attempt that went unanswered: that attempt was taken, by the sequencer
-// that died holding it (whose log gave it to the next) or by this one.
-func takenBefore(retried bool, err error) bool {
+// takenBefore reports a transaction refused, after an attempt that went
+// unanswered, because that attempt was taken: by the sequencer that died
+// holding it (whose log gave it to the next) or by this one. It is known
+// already, or its nonce is used, by itself if the sequencer knows it.
+func (c *Client) takenBefore(retried bool, err error, hash common.Hash) bool {
 	var refused *RefusedError
-	return retried && errors.As(err, &refused) && strings.Contains(refused.Text, txpool.ErrAlreadyKnown.Error())
+	if !retried || !errors.As(err, &refused) {
+		return false
+	}
+	switch {
+	case strings.Contains(refused.Text, txpool.ErrAlreadyKnown.Error()):
+		return true
+	case strings.Contains(refused.Text, core.ErrNonceTooLow.Error()):
+		ctx, cancel := context.WithTimeout(context.Background(), c.timeout)
+		defer cancel()
+		known, err := c.Known(ctx, hash)
+		return err == nil && known
+	}
+	return false
 }
 
 // RefusedError is the sequencer's refusal, worded as the sequencer worded it.

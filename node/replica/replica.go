@@ -39,6 +39,8 @@ type Follower struct {
 	id   seqlog.PayloadID // of the block being rebuilt
 	live bool             // caught up with the log at least once
 
+	pending *outstanding // with TrackAccepted: acceptances not yet sealed
+
 	applied  atomic.Uint64 // sequence of the last entry applied
 	behind   atomic.Uint64 // entries stored after it when it was read
 	lagNanos atomic.Int64  // from its storing to its application
@@ -184,7 +186,13 @@ func (f *Follower) apply(rec seqlog.Record, txs types.Transactions) error {
 		}
 	case seqlog.Accepted:
 		// Not replayed: a replica learns of a transaction when it is
-		// pre-confirmed, within one interval; its pool stays empty.
+		// pre-confirmed, within one interval; its pool stays empty. A
+		// standby remembers it, for its takeover.
+		if f.pending != nil {
+			if err := f.pending.accepted(e); err != nil {
+				return err
+			}
+		}
 	}
 	f.applied.Store(rec.Seq)
 	f.behind.Store(rec.Pending)
@@ -203,6 +211,9 @@ func (f *Follower) sealed(rec seqlog.Record, e seqlog.Sealed) error {
 	inserted, err := f.replay.Sealed(block)
 	if err != nil {
 		return err
+	}
+	if f.pending != nil {
+		f.pending.sealed(block)
 	}
 	if !inserted {
 		return nil
