@@ -295,7 +295,7 @@ func TestDripRefused(t *testing.T) {
 	})
 	t.Run("no sequencer", func(t *testing.T) {
 		n := newNetwork(t)
-		res := n.client(300 * time.Millisecond).Drip(context.Background(), drip.Request{To: common.HexToAddress("0xd1")})
+		res := n.client(300*time.Millisecond).Drip(context.Background(), drip.Request{To: common.HexToAddress("0xd1")})
 		if res.Status != 503 || !strings.Contains(res.Message, "the sequencer is not reachable") {
 			t.Fatalf("Drip with no sequencer: %+v", res)
 		}

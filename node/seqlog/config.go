@@ -37,10 +37,10 @@ const (
 	// the expected last sequence on a replicated stream, so a slow
 	// acknowledgement does not fence its own writer).
 	DefaultClusterAckTimeout = 300 * time.Millisecond
-	DefaultOutageTimeout  = 30 * time.Second // nats-server elects a stream leader within 4-9 s
-	DefaultStartTimeout   = time.Minute      // an embedded server recovering a full store
-	DefaultReplicas       = 1
-	maxNATSPayload        = 64 << 20 // nats-server refuses a larger max_payload
+	DefaultOutageTimeout     = 30 * time.Second // nats-server elects a stream leader within 4-9 s
+	DefaultStartTimeout      = time.Minute      // an embedded server recovering a full store
+	DefaultReplicas          = 1
+	maxNATSPayload           = 64 << 20 // nats-server refuses a larger max_payload
 )
 
 // Config chooses one of three deployments of the same log:

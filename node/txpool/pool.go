@@ -41,10 +41,10 @@ type Config struct {
 
 // Pool accepts transactions for the sequencer.
 type Pool struct {
-	chain    *chain.Chain
-	pool     *gethpool.TxPool
-	hooks    atomic.Pointer[hooks]
-	signer   types.Signer // legacypool's: a sender recovered with it is reused
+	chain  *chain.Chain
+	pool   *gethpool.TxPool
+	hooks  atomic.Pointer[hooks]
+	signer types.Signer // legacypool's: a sender recovered with it is reused
 
 	admits    chan admitReq // to runAdmitter
 	addBatch  int
