@@ -37,6 +37,15 @@ func (n *Node) startCandidate(seqCfg sequencer.Config) error {
 		return err
 	}
 	cfg.Connect = connect
+	// Its entries are signed with the datadir's sequencer key, one per
+	// candidate across restarts, so the stream's list of signers stays
+	// as short as the candidates are many.
+	auth, err := n.loadLogAuth(cfg.ChainID, false)
+	if err != nil {
+		return err
+	}
+	n.logAuth = auth
+	cfg.Signer = auth.keys.Sequencer
 	// The log is opened to write from the start: its signing key is
 	// listed in the stream's metadata now, so that replicas verify this
 	// candidate's entries the moment it leads. It appends nothing until
