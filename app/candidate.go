@@ -141,7 +141,7 @@ func (c *candidacy) lead(ctx context.Context) {
 	last, err := c.catchUp(ctx)
 	if err != nil {
 		if ctx.Err() == nil {
-			n.logger.Warn("Leader lease held, but the log moved on: staying a standby", "err", err)
+			n.logger.Warn("Leader lease held, but this standby cannot take over: giving the lease back", "err", err)
 		}
 		return
 	}
@@ -170,6 +170,7 @@ func (c *candidacy) catchUp(ctx context.Context) (uint64, error) {
 	if err != nil {
 		return 0, err
 	}
+	giveUp := time.After(maxCatchUp)
 	for {
 		if _, _, applied := c.n.follower.Lag(); applied >= last {
 			break
@@ -179,6 +180,9 @@ func (c *candidacy) catchUp(ctx context.Context) (uint64, error) {
 			return 0, ctx.Err()
 		case <-c.followed:
 			return 0, errors.New("the follower stopped")
+		case <-giveUp:
+			// The lease goes back, so that a standby that can catch up leads.
+			return 0, fmt.Errorf("not caught up with the log's entry %d within %v", last, maxCatchUp)
 		case <-time.After(time.Millisecond):
 		}
 	}
@@ -193,6 +197,10 @@ func (c *candidacy) catchUp(ctx context.Context) (uint64, error) {
 	}
 	return last, nil
 }
+
+// maxCatchUp bounds a new leader's wait for its follower to apply the
+// log's last entry (milliseconds normally, a few hundred behind a flood).
+const maxCatchUp = 5 * time.Second
 
 // sequenceTerm resumes the block being built from the log and sequences
 // until ctx ends or the sequencer stops.
