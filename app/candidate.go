@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/stocknode/stocknode/node/lease"
@@ -223,11 +224,16 @@ func (n *Node) sequenceTerm(ctx context.Context) error {
 	}
 	seq.SetJournal(seqlog.NewJournal(l))
 	acceptLog := seqlog.StartAcceptLog(l)
-	defer acceptLog.Stop()
 	n.pool.ForwardTo(nil)
 	n.pool.OnAccepted(acceptLog.Accept)
-	defer n.pool.ForwardTo(relayForwarder{n.relay})
+	// At the term's end (deferred, in reverse): no relayed send reaches
+	// this pool any more, the backlog is in, this node's own sends go to
+	// the next leader, and the sends under way are logged (Drain) before
+	// the log's group commit stops.
+	defer acceptLog.Stop()
+	defer acceptLog.Drain(time.Second)
 	defer n.pool.OnAccepted(nil)
+	defer n.pool.ForwardTo(relayForwarder{n.relay})
 	// The pool gets again what the last sequencer's pool held, while this
 	// one already pre-confirms what it resumed: the backlog it carried
 	// across blocks (the follower's), then what Resume found. A pool add
@@ -245,8 +251,32 @@ func (n *Node) sequenceTerm(ctx context.Context) error {
 		return err
 	}
 	defer server.Close()
+	ctx, handOver, err := n.awaitHandover(ctx)
+	if err != nil {
+		return err
+	}
+	defer handOver()
 	n.leading.Store(true)
 	return seq.Run(ctx)
+}
+
+// awaitHandover takes a planned handover's request for the term: it ends
+// the returned context, which stops the sequencer with the block being
+// built left to the log, and the lease is given up when the term ends.
+// stop ends the wait.
+func (n *Node) awaitHandover(ctx context.Context) (term context.Context, stop func(), err error) {
+	term, cancel := context.WithCancel(ctx)
+	name := n.cfg.Lease.Holder
+	sub, err := n.sequencerLog.Conn().Subscribe(lease.HandoverSubject(n.chain.Config().ChainID.Uint64()), func(m *nats.Msg) {
+		n.logger.Info("Handing over: stopping, the block being built goes to the next leader from the log")
+		_ = m.Respond([]byte(name))
+		cancel()
+	})
+	if err != nil {
+		cancel()
+		return nil, nil, fmt.Errorf("take handover requests: %w", err)
+	}
+	return term, func() { _ = sub.Unsubscribe(); cancel() }, nil
 }
 
 // stepDown drops what this candidate never logged: its pool, and a block

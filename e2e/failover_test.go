@@ -2,6 +2,8 @@ package e2e
 
 import (
 	"math/big"
+	"os/exec"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -176,5 +178,44 @@ func TestStalledLeaderStepsDown(t *testing.T) {
 	theirs, err := client.HeaderByNumber(ctx, receipt.BlockNumber)
 	if err != nil || theirs.Hash() != receipt.BlockHash {
 		t.Fatalf("the woken node sealed the transfer in %s; the leader's block %d is %v (%v)", receipt.BlockHash, receipt.BlockNumber, theirs, err)
+	}
+}
+
+// TestPlannedHandover: `stocknode handover` makes the leader stop and give
+// the lease up; the standby leads at once and seals, in the block it was
+// promised to, a transfer the old leader pre-confirmed; the old leader
+// follows as a standby.
+func TestPlannedHandover(t *testing.T) {
+	cluster := startNATSCluster(t, 1)
+	nodes := []*node{startNode(t, candidateArgs(t, cluster, t.TempDir())...), startNode(t, candidateArgs(t, cluster, t.TempDir())...)}
+	lead := awaitOneLeader(t, nodes...)
+	standby := 1 - lead
+
+	ctx := testContext(t, 60*time.Second)
+	client, _ := nodes[lead].dial(t)
+	preconf, err := rpc.DialContext(ctx, nodes[lead].URL+"/preconf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer preconf.Close()
+	to := freshAddress(t)
+	tx := sendTransfer(t, ctx, client, to, 7)
+	var promised struct {
+		BlockNumber string `json:"blockNumber"`
+	}
+	poll(t, ctx, "the transfer pre-confirmed", func() bool {
+		return preconf.CallContext(ctx, &promised, "eth_getTransactionByHash", tx.Hash()) == nil && promised.BlockNumber != ""
+	})
+
+	out, err := exec.CommandContext(ctx, binary, "handover", "--nats.url", cluster.URL(0)).CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "handed over") || !strings.Contains(string(out), "leads") {
+		t.Fatalf("stocknode handover: %v\n%s", err, out)
+	}
+	if got := awaitOneLeader(t, nodes...); got != standby {
+		t.Fatalf("after the handover %d leads, want %d", got, standby)
+	}
+	receipt := waitSealed(t, ctx, client, tx.Hash())
+	if want, ok := new(big.Int).SetString(promised.BlockNumber, 0); !ok || receipt.BlockNumber.Cmp(want) != 0 {
+		t.Errorf("the transfer sealed in block %d, pre-confirmed in %q", receipt.BlockNumber, promised.BlockNumber)
 	}
 }

@@ -36,7 +36,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	cmd, rest := "run", args
 	if len(args) > 0 {
 		switch args[0] {
-		case "init", "import", "export", "run", "replica-key", "nats-users", "log-repair", "version", "help":
+		case "init", "import", "export", "run", "replica-key", "nats-users", "log-repair", "handover", "version", "help":
 			cmd, rest = args[0], args[1:]
 		}
 	}
@@ -61,6 +61,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = runNATSUsers(rest, stdout, stderr)
 	case "log-repair":
 		err = runLogRepair(ctx, rest, stdout, stderr)
+	case "handover":
+		err = runHandover(ctx, rest, stdout, stderr)
 	default:
 		err = runNode(ctx, rest, stdout, stderr)
 	}
@@ -90,6 +92,7 @@ const commandsUsage = `Usage:
   stocknode replica-key [--datadir DIR] NAME             admit a read replica to the sequencer's log
   stocknode nats-users  [--datadir DIR] [--chainid ID]   the log's users for an external NATS cluster
   stocknode log-repair  [--datadir DIR] [--dry-run]      rebuild the log without bad entries
+  stocknode handover    --nats.url URLS                  the leading --ha candidate hands over to a standby
   stocknode version                                      the version, commit and go-ethereum (also --version)
   stocknode help                                         this text (also --help); COMMAND --help for a command's flags
 `
@@ -114,7 +117,7 @@ func wantsVersion(args []string) bool {
 func runHelp(args []string, stdout io.Writer) error {
 	if len(args) > 0 && args[0] != "run" {
 		switch args[0] {
-		case "init", "import", "export", "replica-key", "nats-users", "log-repair":
+		case "init", "import", "export", "replica-key", "nats-users", "log-repair", "handover":
 			helpOf(args[0], stdout)
 			return nil
 		}

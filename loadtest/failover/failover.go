@@ -30,6 +30,7 @@ type Config struct {
 	Rate      float64
 	Accounts  int
 	Senders   int
+	Handovers int
 	KillNATS  bool
 	KeepDir   bool
 	NodeFlags string
@@ -45,6 +46,7 @@ func Flags(fs *flag.FlagSet) *Config {
 	fs.Float64Var(&c.Rate, "rate", 1000, "transfers/s offered to the replica")
 	fs.IntVar(&c.Accounts, "accounts", 512, "sending accounts")
 	fs.IntVar(&c.Senders, "senders", 32, "sending goroutines")
+	fs.IntVar(&c.Handovers, "handovers", 5, "planned handovers (stocknode handover) after the kills")
 	fs.BoolVar(&c.KillNATS, "kill-nats", true, "after the sequencer kills, kill the NATS server that leads the log's stream")
 	fs.BoolVar(&c.KeepDir, "keep", false, "keep the datadirs and logs (their directory is printed)")
 	fs.StringVar(&c.NodeFlags, "node-flags", "", "more flags for every node, space-separated")
@@ -56,6 +58,7 @@ type Report struct {
 	Kills       int               `json:"kills"`
 	Pause       latency.Durations `json:"pauseAfterSequencerKill"`
 	Takeover    latency.Durations `json:"standbyLeadsAfter"`
+	Handover    latency.Durations `json:"pauseAroundHandover"`
 	NATSPause   time.Duration     `json:"pauseAfterNATSKill,omitempty"`
 	Accepted    int               `json:"accepted"`
 	Lost        int               `json:"lost"`
@@ -72,6 +75,9 @@ func (r Report) String() string {
 	fmt.Fprintf(&b, "sequencer killed %d times under a flood through the replica\n", r.Kills)
 	fmt.Fprintf(&b, "pause, kill to the next pre-confirmation: %v\n", r.Pause)
 	fmt.Fprintf(&b, "standby reports itself sequencer after:   %v\n", r.Takeover)
+	if r.Handover.Count > 0 {
+		fmt.Fprintf(&b, "longest pause between pre-confirmations around a planned handover: %v\n", r.Handover)
+	}
 	if r.NATSPause > 0 {
 		fmt.Fprintf(&b, "pause, NATS stream leader killed to the next pre-confirmation: %v\n", r.NATSPause.Round(time.Millisecond))
 	}
@@ -109,7 +115,7 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	defer w.close()
 
 	floodCfg := flood.Config{URL: c.Nodes[2].URL, Accounts: cfg.Accounts, Senders: cfg.Senders, Rate: cfg.Rate,
-		Duration: cfg.Warmup + time.Duration(cfg.Kills)*cfg.Interval + 2*time.Second, FundETH: 10, FeeCapGwei: 100, TipGwei: 1,
+		Duration: cfg.Warmup + time.Duration(cfg.Kills+cfg.Handovers)*(cfg.Interval+time.Second) + 2*time.Second, FundETH: 10, FeeCapGwei: 100, TipGwei: 1,
 		Poll: 40 * time.Millisecond, Drain: 20 * time.Second, FundTimeout: 60 * time.Second}
 	floodDone := make(chan error, 1)
 	go func() {
@@ -132,6 +138,18 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 		}
 	}
 	report.Pause, report.Takeover = latency.Summarize(pauses), latency.Summarize(takeovers)
+	var handovers []time.Duration
+	for range cfg.Handovers {
+		gap, err := handOver(ctx, c, w)
+		if err != nil {
+			return report, fmt.Errorf("handover: %w", err)
+		}
+		handovers = append(handovers, gap)
+		if err := sleep(ctx, cfg.Interval); err != nil {
+			return report, err
+		}
+	}
+	report.Handover = latency.Summarize(handovers)
 	if cfg.KillNATS {
 		if report.NATSPause, err = killStreamLeader(ctx, c, w); err != nil {
 			return report, err

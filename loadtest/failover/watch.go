@@ -18,6 +18,7 @@ import (
 	"github.com/stocknode/stocknode/internal/devcluster"
 	"github.com/stocknode/stocknode/loadtest/rpcclient"
 	"github.com/stocknode/stocknode/node/chain"
+	"github.com/stocknode/stocknode/node/lease"
 	"github.com/stocknode/stocknode/node/seqlog"
 )
 
@@ -123,6 +124,52 @@ func (w *logWatch) preconfirmedAfter(ctx context.Context, seq uint64) (time.Time
 			return time.Time{}, fmt.Errorf("no pre-confirmation in the log 30s after entry %d", seq)
 		}
 	}
+}
+
+// longestGap is the longest time between two pre-confirmations stored
+// between from and to, and around them.
+func (w *logWatch) longestGap(from, to time.Time) time.Duration {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var gap time.Duration
+	for i := 1; i < len(w.preconf); i++ {
+		prev, at := w.preconf[i-1].at, w.preconf[i].at
+		if at.After(from) && prev.Before(to) {
+			gap = max(gap, at.Sub(prev))
+		}
+	}
+	return gap
+}
+
+// handOver asks the leader to hand over and returns the longest pause in
+// pre-confirmations around it.
+func handOver(ctx context.Context, c *devcluster.Cluster, w *logWatch) (time.Duration, error) {
+	leader, err := c.Leader(ctx)
+	if err != nil {
+		return 0, err
+	}
+	nc, err := nats.Connect(strings.Join(c.URLs, ","))
+	if err != nil {
+		return 0, err
+	}
+	defer nc.Close()
+	asked := time.Now()
+	if _, err := lease.RequestHandover(ctx, nc, chain.PreviewChainID); err != nil {
+		return 0, err
+	}
+	for {
+		next, err := c.Leader(ctx)
+		if err != nil {
+			return 0, err
+		}
+		if next != leader {
+			break
+		}
+	}
+	if err := sleep(ctx, time.Second); err != nil { // the new leader pre-confirms a while
+		return 0, err
+	}
+	return w.longestGap(asked.Add(-100*time.Millisecond), time.Now()), nil
 }
 
 func (w *logWatch) sealedBlocks() (blocks, reorged int) {
