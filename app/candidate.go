@@ -224,16 +224,15 @@ func (n *Node) sequenceTerm(ctx context.Context) error {
 	}
 	seq.SetJournal(seqlog.NewJournal(l))
 	acceptLog := seqlog.StartAcceptLog(l)
-	n.pool.ForwardTo(nil)
-	n.pool.OnAccepted(acceptLog.Accept)
+	n.pool.SetHooks(nil, acceptLog.Accept)
 	// At the term's end (deferred, in reverse): no relayed send reaches
 	// this pool any more, the backlog is in, this node's own sends go to
-	// the next leader, and the sends under way are logged (Drain) before
-	// the log's group commit stops.
+	// the next leader once those pooling here are logged (SetHooks waits
+	// for them, Drain for any Accept still answering), then the log's
+	// group commit stops.
 	defer acceptLog.Stop()
 	defer acceptLog.Drain(time.Second)
-	defer n.pool.OnAccepted(nil)
-	defer n.pool.ForwardTo(relayForwarder{n.relay})
+	defer n.pool.SetHooks(relayForwarder{n.relay}, nil)
 	// The pool gets again what the last sequencer's pool held, while this
 	// one already pre-confirms what it resumed: the backlog it carried
 	// across blocks (the follower's), then what Resume found. A pool add

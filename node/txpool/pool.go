@@ -60,6 +60,11 @@ type hooks struct {
 	accepted func(*types.Transaction) error // OnAccepted; nil: nobody is told
 	forward  Forwarder                      // ForwardTo; nil: pooled here
 	fwd      *forwarded                     // what forward took, with ForwardTo
+	// inUse is read-held by each add that pools here under these hooks,
+	// from when it reads them until accepted has answered: a swap waits
+	// for those adds, so that no transaction is pooled under hooks whose
+	// log is about to stop.
+	inUse *sync.RWMutex
 }
 
 // New starts a pool that follows c's head.
@@ -89,7 +94,7 @@ func New(c *chain.Chain, cfg Config) (*Pool, error) {
 	}
 	p := &Pool{chain: c, pool: pool, signer: signer, admits: make(chan admitReq, addBatch), addBatch: addBatch,
 		closing: make(chan struct{}), admitDone: make(chan struct{})}
-	p.hooks.Store(new(hooks))
+	p.hooks.Store(&hooks{inUse: new(sync.RWMutex)})
 	go p.runAdmitter()
 	return p, nil
 }
@@ -111,10 +116,11 @@ func (p *Pool) Add(tx *types.Transaction) error {
 	if tx.Type() == types.BlobTxType {
 		return ErrBlobTxNotSupported
 	}
-	h := p.hooks.Load()
+	h := p.holdHooks()
 	if h.forward != nil {
 		return p.forwardTx(h, tx)
 	}
+	defer h.inUse.RUnlock()
 	if err := p.checkFeeCap(tx); err != nil {
 		return err
 	}
@@ -141,9 +147,7 @@ func (p *Pool) Add(tx *types.Transaction) error {
 // returns (the sequencer's log records acceptances, so a crash keeps
 // them); f's error is Add's. nil tells nobody.
 func (p *Pool) OnAccepted(f func(*types.Transaction) error) {
-	h := *p.hooks.Load()
-	h.accepted = f
-	p.hooks.Store(&h)
+	p.swapHooks(func(h *hooks) { h.accepted = f })
 }
 
 // ForwardTo has Add and Submit hand every transaction to f, whose errors
@@ -151,12 +155,52 @@ func (p *Pool) OnAccepted(f func(*types.Transaction) error) {
 // sequencer (node/relay), whose pool decides. Get and Nonce then answer
 // for the transactions forwarded lately too. nil pools here again.
 func (p *Pool) ForwardTo(f Forwarder) {
-	h := *p.hooks.Load()
+	p.swapHooks(func(h *hooks) { h.setForward(f) })
+}
+
+// SetHooks sets ForwardTo's and OnAccepted's at once, so that no add runs
+// under the one without the other (a candidate's change of role, app's
+// --ha), and returns once the adds under the hooks before have finished.
+func (p *Pool) SetHooks(forward Forwarder, accepted func(*types.Transaction) error) {
+	p.swapHooks(func(h *hooks) { h.setForward(forward); h.accepted = accepted })
+}
+
+func (h *hooks) setForward(f Forwarder) {
 	h.forward, h.fwd = f, nil
 	if f != nil {
 		h.fwd = newForwarded()
 	}
+}
+
+// swapHooks installs changed hooks and waits for the adds that pool under
+// the old ones. One goroutine swaps at a time.
+func (p *Pool) swapHooks(change func(*hooks)) {
+	old := p.hooks.Load()
+	h := *old
+	h.inUse = new(sync.RWMutex)
+	change(&h)
 	p.hooks.Store(&h)
+	// Waiting for the adds under the old hooks is the point: the write
+	// lock is taken only once they released theirs.
+	old.inUse.Lock()
+	defer old.inUse.Unlock()
+}
+
+// holdHooks returns the hooks an add runs under, read-held unless they
+// forward (a forwarded add pools nothing here, and may wait long for the
+// sequencer): the caller releases them with inUse.RUnlock.
+func (p *Pool) holdHooks() *hooks {
+	for {
+		h := p.hooks.Load()
+		if h.forward != nil {
+			return h
+		}
+		h.inUse.RLock()
+		if p.hooks.Load() == h {
+			return h
+		}
+		h.inUse.RUnlock()
+	}
 }
 
 // Clear drops every pooled transaction: a sequencer that lost the lead

@@ -1,0 +1,33 @@
+package e2e
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stocknode/stocknode/loadtest/failover"
+)
+
+// TestKillsUnderFloodLoseNothing is issue 27's promise under load, at a
+// size a test affords (make failover-bench measures it at 1,000
+// transfers/s and 20 kills): three NATS servers, two candidates and a
+// replica; a flood through the replica; the sequencer killed with -9 three
+// times, a planned handover, and the NATS server leading the log's stream
+// shut down. Every transfer that got a hash is sealed, and no block
+// announced changes hash.
+func TestKillsUnderFloodLoseNothing(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a cluster for a minute")
+	}
+	report, err := failover.Run(testContext(t, 3*time.Minute), failover.Config{
+		Bin: binary, Kills: 3, Handovers: 1, KillNATS: true,
+		Interval: 2 * time.Second, Warmup: 8 * time.Second,
+		Rate: 300, Accounts: 128, Senders: 16,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Log(report)
+	if report.Accepted == 0 || report.Lost != 0 || report.Reorged != 0 {
+		t.Fatalf("accepted %d, lost %d, blocks reorged %d; want none lost or reorged", report.Accepted, report.Lost, report.Reorged)
+	}
+}
