@@ -228,10 +228,9 @@ func (n *Node) sequenceTerm(ctx context.Context) error {
 	// At the term's end (deferred, in reverse): no relayed send reaches
 	// this pool any more, the backlog is in, this node's own sends go to
 	// the next leader once those pooling here are logged (SetHooks waits
-	// for them, Drain for any Accept still answering), then the log's
+	// for them: the pool is the accept log's only caller), then the log's
 	// group commit stops.
 	defer acceptLog.Stop()
-	defer acceptLog.Drain(time.Second)
 	defer n.pool.SetHooks(relayForwarder{n.relay}, nil)
 	// The pool gets again what the last sequencer's pool held, while this
 	// one already pre-confirms what it resumed: the backlog it carried

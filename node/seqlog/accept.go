@@ -3,8 +3,6 @@ package seqlog
 import (
 	"context"
 	"errors"
-	"sync/atomic"
-	"time"
 
 	"github.com/ethereum/go-ethereum/core/types"
 )
@@ -28,8 +26,6 @@ type AcceptLog struct {
 	reqs   chan acceptReq
 	cancel context.CancelFunc
 	done   chan struct{}
-
-	inFlight atomic.Int64 // Accept calls not yet answered
 }
 
 type acceptReq struct {
@@ -50,8 +46,6 @@ func StartAcceptLog(l *Log) *AcceptLog {
 // Accept records tx, waiting for the append that holds it (the
 // txpool.Pool.OnAccepted hook).
 func (a *AcceptLog) Accept(tx *types.Transaction) error {
-	a.inFlight.Add(1)
-	defer a.inFlight.Add(-1)
 	raw, err := tx.MarshalBinary()
 	if err != nil {
 		return err
@@ -114,21 +108,6 @@ func (a *AcceptLog) collect(first acceptReq) (batch []acceptReq, carry *acceptRe
 		}
 	}
 	return batch, nil
-}
-
-// Drain waits, up to limit, until every Accept already called has been
-// answered: a sequencer that hands over (app's --ha) first stops new sends
-// reaching its pool, then lets the ones under way be logged, so that none
-// is answered with an error and the next leader finds them in the log.
-func (a *AcceptLog) Drain(limit time.Duration) {
-	deadline := time.Now().Add(limit)
-	for a.inFlight.Load() > 0 && time.Now().Before(deadline) {
-		select {
-		case <-a.done:
-			return
-		case <-time.After(time.Millisecond):
-		}
-	}
 }
 
 // Stop ends the group commit; waiting senders get errLogClosed.
