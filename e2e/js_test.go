@@ -17,7 +17,7 @@ import (
 )
 
 // TestJavaScriptClients runs the ethers v6 and viem suites over HTTP
-// (js/*.test.mjs except js/ws-*, js/replica-* and js/flashblocks-*, Node's
+// (js/*.test.mjs except js/ws-*, js/replica-*, js/flashblocks-* and js/failover-*, Node's
 // built-in test runner) against one node in the default configuration (200
 // ms blocks, eager pre-confirmation, / answering as every chain: a receipt
 // means a sealed block), as `make run` serves it but for --dev's funded
@@ -34,7 +34,7 @@ func TestJavaScriptClients(t *testing.T) {
 	nodeBin := jsPrerequisites(t)
 	n := startNode(t)
 	runJSFiles(t, nodeBin, n, func(name string) bool {
-		return !strings.HasPrefix(name, "ws-") && !strings.HasPrefix(name, replicaSuites) && !strings.HasPrefix(name, "flashblocks") && name != "reasons"
+		return !strings.HasPrefix(name, "ws-") && !strings.HasPrefix(name, replicaSuites) && !strings.HasPrefix(name, "flashblocks") && !strings.HasPrefix(name, "failover-") && name != "reasons"
 	})
 }
 

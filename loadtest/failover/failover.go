@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/stocknode/stocknode/internal/devcluster"
@@ -114,8 +115,14 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	}
 	defer w.close()
 
+	// The flood lasts until every kill and handover is done (a killed
+	// candidate's restart takes seconds, so no duration fits in advance);
+	// Duration only bounds a run that hangs.
+	stopFlood := make(chan struct{})
+	endFlood := sync.OnceFunc(func() { close(stopFlood) })
+	defer endFlood()
 	floodCfg := flood.Config{URL: c.Nodes[2].URL, Accounts: cfg.Accounts, Senders: cfg.Senders, Rate: cfg.Rate,
-		Duration: cfg.Warmup + time.Duration(cfg.Kills+cfg.Handovers)*(cfg.Interval+time.Second) + 2*time.Second, FundETH: 10, FeeCapGwei: 100, TipGwei: 1,
+		Duration: time.Hour, Stop: stopFlood, FundETH: 10, FeeCapGwei: 100, TipGwei: 1,
 		Poll: 40 * time.Millisecond, Drain: 20 * time.Second, FundTimeout: 60 * time.Second}
 	floodDone := make(chan error, 1)
 	go func() {
@@ -155,6 +162,10 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 			return report, err
 		}
 	}
+	if err := sleep(ctx, time.Second); err != nil { // sends in the new leader's hands
+		return report, err
+	}
+	endFlood()
 	if err := <-floodDone; err != nil {
 		return report, fmt.Errorf("flood: %w", err)
 	}

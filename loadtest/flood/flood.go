@@ -48,6 +48,9 @@ type Config struct {
 	FundTimeout   time.Duration
 	Rate          float64
 	To            string // every transfer's recipient; empty: the next sending account
+	// Stop, when set, ends the sending early when it closes: a caller
+	// that floods until its own work is done (loadtest failover).
+	Stop <-chan struct{}
 }
 
 // Flags registers the flood mode's flags on fs and returns the Config they
@@ -228,6 +231,7 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 
 	start := time.Now()
 	end := start.Add(cfg.Duration)
+	sending := window{end: end, stop: cfg.Stop}
 	stats := make([]*senderStats, cfg.Senders)
 	var acceptedSoFar atomic.Int64
 	var wg sync.WaitGroup
@@ -242,7 +246,7 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 		go func() {
 			defer wg.Done()
 			pace := pacer.New(cfg.Rate, cfg.Senders, g, start)
-			floodSender(ctx, client, signer, chainID, own, accounts, sink, feeCap, tip, end, cfg.ReceiptSample, receipts, &acceptedSoFar, st, pace)
+			floodSender(ctx, client, signer, chainID, own, accounts, sink, feeCap, tip, sending, cfg.ReceiptSample, receipts, &acceptedSoFar, st, pace)
 		}()
 	}
 	wg.Wait()
@@ -459,8 +463,23 @@ var (
 // floodSender sends transfers from its own accounts, round robin, as fast as
 // the server answers or as pace allows, until end. A rejected account rests
 // 20 ms; a nonce the server calls too low is read again.
+// window is when transfers are sent: until end, or until stop closes.
+type window struct {
+	end  time.Time
+	stop <-chan struct{}
+}
+
+func (w window) over(now time.Time) bool {
+	select {
+	case <-w.stop:
+		return true
+	default:
+		return !now.Before(w.end)
+	}
+}
+
 func floodSender(ctx context.Context, client *rpcclient.Client, signer types.Signer, chainID *big.Int, own, all []*floodAccount, sink *common.Address,
-	feeCap, tip *big.Int, end time.Time, sampleEvery int, receipts *receiptPoller, accepted *atomic.Int64, st *senderStats, pace *pacer.Pacer) {
+	feeCap, tip *big.Int, sending window, sampleEvery int, receipts *receiptPoller, accepted *atomic.Int64, st *senderStats, pace *pacer.Pacer) {
 	value := big.NewInt(1)
 	body := make([]byte, 0, 512)
 	var raw []byte
@@ -468,7 +487,7 @@ func floodSender(ctx context.Context, client *rpcclient.Client, signer types.Sig
 	idle := 0
 	for ctx.Err() == nil {
 		now := time.Now()
-		if !now.Before(end) {
+		if sending.over(now) {
 			return
 		}
 		a := own[next]
@@ -494,7 +513,7 @@ func floodSender(ctx context.Context, client *rpcclient.Client, signer types.Sig
 		body = append(body[:0], sendPrefix...)
 		body = hex.AppendEncode(body, raw)
 		body = append(body, sendSuffix...)
-		if pace.Wait(); !time.Now().Before(end) {
+		if pace.Wait(); sending.over(time.Now()) {
 			return
 		}
 		st.attempts++

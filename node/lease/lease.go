@@ -11,9 +11,14 @@
 // it (every append expects the log's last sequence, node/seqlog), so two
 // leaders never both extend the chain. What the lease decides is who tries.
 //
-// The bucket writes a marker when an entry expires (LimitMarkerTTL, NATS
-// 2.11 and later), so a waiting candidate learns of a dead holder at the
-// expiry, not at its next poll.
+// A waiting candidate does not wait for the server to expire a dead
+// holder's entry: it watches the entry, and takes it with a
+// compare-and-set on the revision it last saw once that revision has
+// stood for a TTL by its own clock (TakeStale). JetStream's expiry of an
+// entry runs on a timer of the server's, which under a flood fired up to
+// 800 ms late; the expiry (the bucket writes a marker, LimitMarkerTTL,
+// NATS 2.11 and later) stays as the backstop for a candidate that joins
+// after the holder died.
 package lease
 
 import (
@@ -128,6 +133,21 @@ func (l *Lease) Acquire(ctx context.Context) (bool, error) {
 		return false, fmt.Errorf("lease: take: %w", err)
 	}
 	l.rev = rev
+	return true, nil
+}
+
+// TakeStale takes the lease from a holder that has not renewed it since
+// revision rev: a compare-and-set that fails, false, if anyone wrote the
+// entry since.
+func (l *Lease) TakeStale(ctx context.Context, rev uint64) (bool, error) {
+	next, err := l.kv.Update(ctx, key, []byte(l.cfg.Holder), rev)
+	switch {
+	case errors.Is(err, jetstream.ErrKeyRevisionMismatch), errors.Is(err, jetstream.ErrKeyNotFound):
+		return false, nil
+	case err != nil:
+		return false, fmt.Errorf("lease: take from a silent holder: %w", err)
+	}
+	l.rev = next
 	return true, nil
 }
 

@@ -200,3 +200,74 @@ func TestCampaignOneLeaderAndTakeover(t *testing.T) {
 		t.Fatal("no candidate took over")
 	}
 }
+
+// TestTakeStale: a waiting candidate takes the lease by compare-and-set
+// on the revision it saw; a renewal since makes the take fail, and a
+// holder whose lease was taken cannot renew it.
+func TestTakeStale(t *testing.T) {
+	url := startNATS(t)
+	ctx := context.Background()
+	cfg := Config{TTL: 5 * time.Second, Renew: time.Second}
+	a, b := candidate(t, url, "a", cfg), candidate(t, url, "b", cfg)
+	if held, err := a.Acquire(ctx); !held || err != nil {
+		t.Fatalf("a takes a free lease: %t, %v", held, err)
+	}
+	seen := a.rev
+	if err := a.Renew(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if held, err := b.TakeStale(ctx, seen); held || err != nil {
+		t.Fatalf("b takes a lease renewed since it looked: %t, %v", held, err)
+	}
+	if held, err := b.TakeStale(ctx, a.rev); !held || err != nil {
+		t.Fatalf("b takes the lease at its last revision: %t, %v", held, err)
+	}
+	if who, _ := a.Holder(ctx); who != "b" {
+		t.Fatalf("holder %q, want b", who)
+	}
+	if err := a.Renew(ctx); err != ErrLost {
+		t.Fatalf("a renews a lease b took: %v, want ErrLost", err)
+	}
+}
+
+// TestCampaignTakesFromASilentHolder: a holder that stops renewing (no
+// release, its entry left to expire) loses the lease to a campaigning
+// candidate, never inside a TTL of its last renewal.
+func TestCampaignTakesFromASilentHolder(t *testing.T) {
+	url := startNATS(t)
+	cfg := Config{TTL: 400 * time.Millisecond, Renew: 100 * time.Millisecond}
+	a, b := candidate(t, url, "a", cfg), candidate(t, url, "b", cfg)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if held, err := a.Acquire(ctx); !held || err != nil {
+		t.Fatalf("a takes a free lease: %t, %v", held, err)
+	}
+	led := make(chan time.Time, 1)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		b.Campaign(ctx, quiet(), func(ctx context.Context) { led <- time.Now(); <-ctx.Done() })
+	}()
+	var renewed time.Time
+	for range 6 { // renewed past one TTL while b campaigns
+		time.Sleep(cfg.Renew)
+		renewed = time.Now() // before the write, which b sees after it
+		if err := a.Renew(ctx); err != nil {
+			t.Fatalf("a renews with b campaigning: %v", err)
+		}
+	}
+	select {
+	case at := <-led:
+		if since := at.Sub(renewed); since < cfg.TTL {
+			t.Fatalf("b led %v after a's last renewal, inside the TTL %v", since, cfg.TTL)
+		}
+		t.Logf("b led %v after a's last renewal (TTL %v)", at.Sub(renewed).Round(time.Millisecond), cfg.TTL)
+	case <-time.After(5 * time.Second):
+		t.Fatal("b never took the lease a stopped renewing")
+	}
+	if err := a.Renew(ctx); err != ErrLost {
+		t.Fatalf("a renews after b took over: %v, want ErrLost", err)
+	}
+	cancel()
+	<-done
+}
