@@ -2,10 +2,11 @@
 # `make test` installs what the client tests need (Node.js packages).
 GO      ?= go
 BIN     := bin/stocknode
+NATS_BIN := bin/nats-server
 DATADIR ?= ./stocknode-data
 ARGS    ?=
 
-.PHONY: build run dev test test-short vet clean contracts conformance bench profile loadtest compare abuse index-bench rest-load explorer-load busy-address replica-bench cluster failover-bench
+.PHONY: build run dev test test-short vet clean contracts conformance bench profile loadtest compare abuse index-bench rest-load explorer-load busy-address replica-bench cluster failover-bench nats-server
 
 # COMMIT stamps `stocknode version` when the build records no VCS data.
 COMMIT  ?= $(shell git rev-parse --short=12 HEAD 2>/dev/null)$(shell git diff --quiet HEAD 2>/dev/null || echo -dirty)
@@ -69,13 +70,17 @@ conformance:
 loadtest:
 	$(GO) build -o bin/loadtest ./loadtest
 
-## cluster: the failover topology on loopback: three NATS servers, two sequencer candidates (--ha) and a read replica; prints URLs and roles; Ctrl-C stops all.
-cluster: build
-	$(GO) run ./cmd/stocknode-cluster -bin $(BIN) $(ARGS)
+## nats-server: the module's nats-server as a binary (bin/nats-server), for the cluster and the failover benchmark.
+nats-server:
+	$(GO) build -o $(NATS_BIN) github.com/nats-io/nats-server/v2
 
-## failover-bench: 20 kill -9 of the sequencer and one of the stream's NATS leader under a 1,000 transfers/s flood through the replica (FAILOVER_ARGS: loadtest failover flags).
-failover-bench: build
-	$(GO) run ./loadtest failover -bin $(BIN) $(FAILOVER_ARGS)
+## cluster: the failover topology on loopback: three NATS servers, two sequencer candidates (--ha) and a read replica, all processes; prints URLs, pids and roles; Ctrl-C stops all.
+cluster: build nats-server
+	$(GO) run ./cmd/stocknode-cluster -bin $(BIN) -nats-bin $(NATS_BIN) $(ARGS)
+
+## failover-bench: 20 kill -9 of the sequencer, 5 handovers, and kill -9 of each NATS server under a 1,000 transfers/s flood through the replica (FAILOVER_ARGS: loadtest failover flags).
+failover-bench: build nats-server
+	$(GO) run ./loadtest failover -bin $(BIN) -nats-bin $(NATS_BIN) $(FAILOVER_ARGS)
 
 ## compare: stocknode vs geth v1.16.7 and anvil 1.7.1 on one genesis: reads (req/s, p99), eth_getProof, debug_traceTransaction with callTracer and a transaction flood, best of two rounds, about 7 minutes; flags in COMPARE_ARGS.
 compare:

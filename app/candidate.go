@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
@@ -15,6 +16,7 @@ import (
 	"github.com/stocknode/stocknode/node/replica"
 	"github.com/stocknode/stocknode/node/seqlog"
 	"github.com/stocknode/stocknode/node/sequencer"
+	"github.com/stocknode/stocknode/node/txpool"
 )
 
 // A sequencer candidate (--ha) is a standby while another holds the
@@ -224,7 +226,7 @@ func (n *Node) sequenceTerm(ctx context.Context) error {
 	}
 	seq.SetJournal(seqlog.NewJournal(l))
 	acceptLog := seqlog.StartAcceptLog(l)
-	n.pool.SetHooks(nil, acceptLog.Accept)
+	n.pool.SetHooks(nil, acceptForTerm(acceptLog))
 	// At the term's end (deferred, in reverse): no relayed send reaches
 	// this pool any more, the backlog is in, this node's own sends go to
 	// the next leader once those pooling here are logged (SetHooks waits
@@ -256,6 +258,19 @@ func (n *Node) sequenceTerm(ctx context.Context) error {
 	defer handOver()
 	n.leading.Store(true)
 	return seq.Run(ctx)
+}
+
+// acceptForTerm logs acceptances with a, and says of one that another
+// writer fenced that the term ended (txpool.ErrTermEnded): the pool then
+// hands the send to the next leader instead of failing it.
+func acceptForTerm(a *seqlog.AcceptLog) func(*types.Transaction) error {
+	return func(tx *types.Transaction) error {
+		err := a.Accept(tx)
+		if errors.Is(err, seqlog.ErrFenced) {
+			return fmt.Errorf("%w: %w", txpool.ErrTermEnded, err)
+		}
+		return err
+	}
 }
 
 // awaitHandover takes a planned handover's request for the term: it ends

@@ -1,5 +1,6 @@
 // Package devcluster runs the failover topology on loopback: three NATS
-// JetStream servers (in this process, the module's nats-server), two
+// JetStream servers (the module's nats-server, in this process or as
+// processes of a binary built from it), two
 // sequencer candidates (--ha) and a read replica, each a stocknode process
 // with its own datadir and a fixed HTTP port, so that a node killed and
 // started again keeps its URL. `make cluster` shows it; the failover
@@ -22,7 +23,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -37,6 +37,10 @@ type Config struct {
 	NodeArgs []string
 	// Log receives the cluster's own lines (nil: discarded).
 	Log io.Writer
+	// NATSBin runs the NATS servers as processes of this nats-server
+	// binary, which can be killed as a crash would; empty: in this
+	// process.
+	NATSBin string
 }
 
 // Node is one stocknode process of the cluster.
@@ -53,7 +57,7 @@ type Node struct {
 // Nodes[2] the replica.
 type Cluster struct {
 	cfg   Config
-	NATS  []*server.Server
+	NATS  []*NATSServer
 	URLs  []string // the NATS servers' client URLs
 	Nodes []*Node
 }
@@ -89,38 +93,6 @@ func Start(ctx context.Context, cfg Config) (*Cluster, error) {
 		}
 	}
 	return c, nil
-}
-
-func (c *Cluster) startNATS(ctx context.Context) error {
-	ports, err := freePorts(3)
-	if err != nil {
-		return err
-	}
-	var routes []string
-	for _, p := range ports {
-		routes = append(routes, "nats://127.0.0.1:"+strconv.Itoa(p))
-	}
-	for i, p := range ports {
-		srv, err := server.NewServer(&server.Options{
-			ServerName: "nats-" + strconv.Itoa(i), Host: "127.0.0.1", Port: server.RANDOM_PORT,
-			JetStream: true, StoreDir: filepath.Join(c.cfg.Dir, "nats-"+strconv.Itoa(i)),
-			MaxPayload:        8 << 20, // the log's largest entry (seqlog.DefaultMaxEntryBytes)
-			JetStreamMaxStore: 1 << 40, JetStreamMaxMemory: 1 << 30,
-			Cluster: server.ClusterOpts{Name: "stocknode", Host: "127.0.0.1", Port: p},
-			Routes:  server.RoutesFromStr(strings.Join(routes, ",")),
-			NoSigs:  true, NoLog: true,
-		})
-		if err != nil {
-			return fmt.Errorf("NATS server %d: %w", i, err)
-		}
-		srv.Start()
-		if !srv.ReadyForConnections(10 * time.Second) {
-			return fmt.Errorf("NATS server %d not taking connections after 10s", i)
-		}
-		c.NATS = append(c.NATS, srv)
-		c.URLs = append(c.URLs, srv.ClientURL())
-	}
-	return c.awaitJetStream(ctx)
 }
 
 // awaitJetStream waits until a stream of three replicas can be created.
@@ -195,21 +167,50 @@ func (c *Cluster) Kill(i int) {
 	<-n.done
 }
 
-// Role is what node i's /health says it is: sequencer, standby or replica.
-func (c *Cluster) Role(i int) (string, error) {
+// Health is what a node's /health says of its role and, on a standby or
+// a replica, of how far it trails the log.
+type Health struct {
+	Role    string `json:"role"`
+	Replica *struct {
+		BehindEntries uint64  `json:"behindEntries"`
+		LagSeconds    float64 `json:"lagSeconds"`
+	} `json:"replica"`
+}
+
+// Health reads node i's /health.
+func (c *Cluster) Health(i int) (Health, error) {
 	client := http.Client{Timeout: time.Second}
+	var h Health
 	resp, err := client.Get(c.Nodes[i].URL + "/health")
 	if err != nil {
-		return "", err
+		return h, err
 	}
 	defer resp.Body.Close()
-	var h struct {
-		Role string `json:"role"`
+	err = json.NewDecoder(resp.Body).Decode(&h)
+	return h, err
+}
+
+// Role is what node i's /health says it is: sequencer, standby or replica.
+func (c *Cluster) Role(i int) (string, error) {
+	h, err := c.Health(i)
+	return h.Role, err
+}
+
+// CaughtUp waits until node i is a standby that has applied every entry
+// the log had a moment ago: a candidate started again replays the blocks
+// it missed first, and only then can take over at once.
+func (c *Cluster) CaughtUp(ctx context.Context, i int) error {
+	for {
+		h, err := c.Health(i)
+		if err == nil && h.Role == "standby" && h.Replica != nil && h.Replica.BehindEntries == 0 && h.Replica.LagSeconds < 0.5 {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%s has not caught up with the log: %w", c.Nodes[i].Name, ctx.Err())
+		case <-time.After(20 * time.Millisecond):
+		}
 	}
-	if err := json.NewDecoder(resp.Body).Decode(&h); err != nil {
-		return "", err
-	}
-	return h.Role, nil
 }
 
 // Leader waits until exactly one candidate says it is the sequencer and
@@ -248,8 +249,8 @@ func (c *Cluster) Stop() {
 			<-n.done
 		}
 	}
-	for _, srv := range c.NATS {
-		srv.Shutdown()
+	for _, s := range c.NATS {
+		s.Shutdown()
 	}
 }
 

@@ -33,6 +33,7 @@ type Config struct {
 	Senders   int
 	Handovers int
 	KillNATS  bool
+	NATSBin   string
 	KeepDir   bool
 	NodeFlags string
 }
@@ -48,7 +49,8 @@ func Flags(fs *flag.FlagSet) *Config {
 	fs.IntVar(&c.Accounts, "accounts", 512, "sending accounts")
 	fs.IntVar(&c.Senders, "senders", 32, "sending goroutines")
 	fs.IntVar(&c.Handovers, "handovers", 5, "planned handovers (stocknode handover) after the kills")
-	fs.BoolVar(&c.KillNATS, "kill-nats", true, "after the sequencer kills, kill the NATS server that leads the log's stream")
+	fs.BoolVar(&c.KillNATS, "kill-nats", true, "after the handovers, kill each NATS server that does not lead the log's stream (starting it again), then the one that does")
+	fs.StringVar(&c.NATSBin, "nats-bin", "", "run the NATS servers as processes of this nats-server binary, so that -kill-nats kills them as a crash would (kill -9); empty: in this process, where a kill is a shutdown that hands the server's leaderships over first")
 	fs.BoolVar(&c.KeepDir, "keep", false, "keep the datadirs and logs (their directory is printed)")
 	fs.StringVar(&c.NodeFlags, "node-flags", "", "more flags for every node, space-separated")
 	return c
@@ -56,19 +58,21 @@ func Flags(fs *flag.FlagSet) *Config {
 
 // Report is what a run measured.
 type Report struct {
-	Kills       int               `json:"kills"`
-	Pause       latency.Durations `json:"pauseAfterSequencerKill"`
-	Takeover    latency.Durations `json:"standbyLeadsAfter"`
-	Handover    latency.Durations `json:"pauseAroundHandover"`
-	NATSPause   time.Duration     `json:"pauseAfterNATSKill,omitempty"`
-	Accepted    int               `json:"accepted"`
-	Lost        int               `json:"lost"`
-	SendErrors  int               `json:"sendErrors"`
-	ErrorsBy    map[string]int    `json:"errorsBy,omitempty"`
-	Reorged     int               `json:"blocksReorged"`
-	Blocks      int               `json:"blocksSealed"`
-	FloodReport flood.Report      `json:"flood"`
-	Dir         string            `json:"dir,omitempty"`
+	Kills              int               `json:"kills"`
+	Pause              latency.Durations `json:"pauseAfterSequencerKill"`
+	Takeover           latency.Durations `json:"standbyLeadsAfter"`
+	Handover           latency.Durations `json:"pauseAroundHandover"`
+	NATSPause          time.Duration     `json:"pauseAfterNATSLeaderKill,omitempty"`
+	NATSFollowerPauses []time.Duration   `json:"pauseAfterNATSFollowerKill,omitempty"`
+	NATSCrash          bool              `json:"natsKilledAsACrash"`
+	Accepted           int               `json:"accepted"`
+	Lost               int               `json:"lost"`
+	SendErrors         int               `json:"sendErrors"`
+	ErrorsBy           map[string]int    `json:"errorsBy,omitempty"`
+	Reorged            int               `json:"blocksReorged"`
+	Blocks             int               `json:"blocksSealed"`
+	FloodReport        flood.Report      `json:"flood"`
+	Dir                string            `json:"dir,omitempty"`
 }
 
 func (r Report) String() string {
@@ -80,7 +84,14 @@ func (r Report) String() string {
 		fmt.Fprintf(&b, "longest pause between pre-confirmations around a planned handover: %v\n", r.Handover)
 	}
 	if r.NATSPause > 0 {
-		fmt.Fprintf(&b, "pause, NATS stream leader killed to the next pre-confirmation: %v\n", r.NATSPause.Round(time.Millisecond))
+		how := "shut down (in process: its leaderships handed over first)"
+		if r.NATSCrash {
+			how = "killed -9"
+		}
+		for _, p := range r.NATSFollowerPauses {
+			fmt.Fprintf(&b, "pause, a NATS server that does not lead the stream %s, to the next pre-confirmation: %v\n", how, p.Round(time.Millisecond))
+		}
+		fmt.Fprintf(&b, "pause, the NATS server leading the stream %s, to the next pre-confirmation: %v\n", how, r.NATSPause.Round(time.Millisecond))
 	}
 	fmt.Fprintf(&b, "transfers accepted %d, lost %d; sends with an error %d; blocks sealed %d, reorged %d\n", r.Accepted, r.Lost, r.SendErrors, r.Blocks, r.Reorged)
 	for m, n := range r.ErrorsBy {
@@ -104,7 +115,7 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	} else {
 		defer os.RemoveAll(dir)
 	}
-	c, err := devcluster.Start(ctx, devcluster.Config{Bin: cfg.Bin, Dir: dir, NodeArgs: strings.Fields(cfg.NodeFlags)})
+	c, err := devcluster.Start(ctx, devcluster.Config{Bin: cfg.Bin, Dir: dir, NodeArgs: strings.Fields(cfg.NodeFlags), NATSBin: cfg.NATSBin})
 	if err != nil {
 		return report, err
 	}
@@ -158,7 +169,8 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	}
 	report.Handover = latency.Summarize(handovers)
 	if cfg.KillNATS {
-		if report.NATSPause, err = killStreamLeader(ctx, c, w); err != nil {
+		report.NATSCrash = c.NATS[0].Crashes()
+		if report.NATSFollowerPauses, report.NATSPause, err = natsKills(ctx, c, w); err != nil {
 			return report, err
 		}
 	}
@@ -186,6 +198,9 @@ func killLeader(ctx context.Context, c *devcluster.Cluster, w *logWatch) (pause,
 	if err != nil {
 		return 0, 0, err
 	}
+	if err := standbyCaughtUp(ctx, c, leader); err != nil {
+		return 0, 0, err
+	}
 	killed := time.Now()
 	c.Kill(leader)
 	last, err := w.lastSeqSoon(ctx)
@@ -208,6 +223,15 @@ func killLeader(ctx context.Context, c *devcluster.Cluster, w *logWatch) (pause,
 		return 0, 0, err
 	}
 	return at.Sub(killed), takeover, nil
+}
+
+// standbyCaughtUp waits until the candidate that does not lead has applied
+// the log: the failure the benchmark measures is a leader's, with a
+// standby ready, not a standby's replay after its own restart.
+func standbyCaughtUp(ctx context.Context, c *devcluster.Cluster, leader int) error {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	return c.CaughtUp(ctx, 1-leader)
 }
 
 func sleep(ctx context.Context, d time.Duration) error {

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"strconv"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -13,7 +13,6 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/nats-io/nats.go"
-	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/stocknode/stocknode/internal/devcluster"
 	"github.com/stocknode/stocknode/loadtest/rpcclient"
@@ -126,6 +125,35 @@ func (w *logWatch) preconfirmedAfter(ctx context.Context, seq uint64) (time.Time
 	}
 }
 
+// preconfirmedSince waits for the first pre-confirmation stored after t
+// and returns when it was stored. JetStream stamps an entry when its
+// stream's leader takes it, so an entry of a leader killed at t is
+// stamped before t.
+func (w *logWatch) preconfirmedSince(ctx context.Context, t time.Time) (time.Time, error) {
+	deadline := time.After(60 * time.Second)
+	for {
+		w.mu.Lock()
+		i := sort.Search(len(w.preconf), func(i int) bool { return w.preconf[i].at.After(t) })
+		if i < len(w.preconf) {
+			at := w.preconf[i].at
+			w.mu.Unlock()
+			return at, nil
+		}
+		changed, err := w.changed, w.err
+		w.mu.Unlock()
+		if err != nil {
+			return time.Time{}, fmt.Errorf("follow the log: %w", err)
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return time.Time{}, ctx.Err()
+		case <-deadline:
+			return time.Time{}, fmt.Errorf("no pre-confirmation in the log 60s after %v", t)
+		}
+	}
+}
+
 // longestGap is the longest time between two pre-confirmations stored
 // between from and to, and around them.
 func (w *logWatch) longestGap(from, to time.Time) time.Duration {
@@ -146,6 +174,9 @@ func (w *logWatch) longestGap(from, to time.Time) time.Duration {
 func handOver(ctx context.Context, c *devcluster.Cluster, w *logWatch) (time.Duration, error) {
 	leader, err := c.Leader(ctx)
 	if err != nil {
+		return 0, err
+	}
+	if err := standbyCaughtUp(ctx, c, leader); err != nil {
 		return 0, err
 	}
 	nc, err := nats.Connect(strings.Join(c.URLs, ","))
@@ -176,43 +207,6 @@ func (w *logWatch) sealedBlocks() (blocks, reorged int) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return len(w.sealed), w.reorged
-}
-
-// killStreamLeader shuts down the NATS server that leads the log's stream
-// and measures the pause to the next pre-confirmation.
-func killStreamLeader(ctx context.Context, c *devcluster.Cluster, w *logWatch) (time.Duration, error) {
-	nc, err := nats.Connect(strings.Join(c.URLs, ","))
-	if err != nil {
-		return 0, err
-	}
-	defer nc.Close()
-	js, err := jetstream.New(nc)
-	if err != nil {
-		return 0, err
-	}
-	stream, err := js.Stream(ctx, seqlog.StreamName(chain.PreviewChainID))
-	if err != nil {
-		return 0, err
-	}
-	info, err := stream.Info(ctx)
-	if err != nil || info.Cluster == nil {
-		return 0, fmt.Errorf("the stream's leader: %v", err)
-	}
-	leader, err := strconv.Atoi(strings.TrimPrefix(info.Cluster.Leader, "nats-"))
-	if err != nil {
-		return 0, fmt.Errorf("the stream's leader %q: %w", info.Cluster.Leader, err)
-	}
-	killed := time.Now()
-	c.NATS[leader].Shutdown()
-	last, err := w.lastSeqSoon(ctx)
-	if err != nil {
-		return 0, err
-	}
-	at, err := w.preconfirmedAfter(ctx, last)
-	if err != nil {
-		return 0, err
-	}
-	return at.Sub(killed), nil
 }
 
 // compareChain counts the blocks the log sealed that the replica holds

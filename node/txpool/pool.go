@@ -10,6 +10,7 @@ import (
 	"math/big"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core"
@@ -120,7 +121,16 @@ func (p *Pool) Add(tx *types.Transaction) error {
 	if h.forward != nil {
 		return p.forwardTx(h, tx)
 	}
-	defer h.inUse.RUnlock()
+	err := p.addHere(h, tx)
+	h.inUse.RUnlock()
+	if errors.Is(err, ErrTermEnded) {
+		return p.handOn(h, tx, err)
+	}
+	return err
+}
+
+// addHere pools tx under the read-held hooks h, and has it logged.
+func (p *Pool) addHere(h *hooks, tx *types.Transaction) error {
 	if err := p.checkFeeCap(tx); err != nil {
 		return err
 	}
@@ -141,6 +151,30 @@ func (p *Pool) Add(tx *types.Transaction) error {
 		}
 	}
 	return nil
+}
+
+// ErrTermEnded, wrapped in the error of an OnAccepted function, says
+// that this node stopped sequencing before it logged the transaction
+// (another writer fenced it): Add then gives the transaction to the
+// hooks that replace the term's (the next leader's forwarder), so that
+// the send is answered by whoever sequences now, not failed.
+var ErrTermEnded = errors.New("this node's term as the sequencer ended before it logged the transaction")
+
+// termEndWait bounds how long an add whose term ended waits for the
+// term's hooks to be replaced.
+const termEndWait = 5 * time.Second
+
+// handOn adds tx again under the hooks that replace h, once they are
+// installed; err is the answer if they are not within termEndWait.
+func (p *Pool) handOn(h *hooks, tx *types.Transaction, err error) error {
+	deadline := time.Now().Add(termEndWait)
+	for p.hooks.Load() == h {
+		if time.Now().After(deadline) {
+			return err
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	return p.Add(tx)
 }
 
 // OnAccepted has every transaction the pool accepts handed to f before Add
