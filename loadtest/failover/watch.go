@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -100,29 +101,7 @@ func (w *logWatch) lastSeqSoon(ctx context.Context) (uint64, error) {
 // preconfirmedAfter waits for the first pre-confirmation stored after
 // entry seq and returns when it was stored.
 func (w *logWatch) preconfirmedAfter(ctx context.Context, seq uint64) (time.Time, error) {
-	deadline := time.After(30 * time.Second)
-	for {
-		w.mu.Lock()
-		for i := len(w.preconf) - 1; i >= 0 && w.preconf[i].seq > seq; i-- {
-			if i == 0 || w.preconf[i-1].seq <= seq {
-				at := w.preconf[i].at
-				w.mu.Unlock()
-				return at, nil
-			}
-		}
-		changed, err := w.changed, w.err
-		w.mu.Unlock()
-		if err != nil {
-			return time.Time{}, fmt.Errorf("follow the log: %w", err)
-		}
-		select {
-		case <-changed:
-		case <-ctx.Done():
-			return time.Time{}, ctx.Err()
-		case <-deadline:
-			return time.Time{}, fmt.Errorf("no pre-confirmation in the log 30s after entry %d", seq)
-		}
-	}
+	return w.firstPreconf(ctx, "entry "+strconv.FormatUint(seq, 10), func(s stamp) bool { return s.seq > seq })
 }
 
 // preconfirmedSince waits for the first pre-confirmation stored after t
@@ -130,10 +109,17 @@ func (w *logWatch) preconfirmedAfter(ctx context.Context, seq uint64) (time.Time
 // stream's leader takes it, so an entry of a leader killed at t is
 // stamped before t.
 func (w *logWatch) preconfirmedSince(ctx context.Context, t time.Time) (time.Time, error) {
+	return w.firstPreconf(ctx, t.Format(time.StampMilli), func(s stamp) bool { return s.at.After(t) })
+}
+
+// firstPreconf waits for the first pre-confirmation that is after (false
+// for every one before it, true from it on: entries come in order) and
+// returns when it was stored.
+func (w *logWatch) firstPreconf(ctx context.Context, what string, after func(stamp) bool) (time.Time, error) {
 	deadline := time.After(60 * time.Second)
 	for {
 		w.mu.Lock()
-		i := sort.Search(len(w.preconf), func(i int) bool { return w.preconf[i].at.After(t) })
+		i := sort.Search(len(w.preconf), func(i int) bool { return after(w.preconf[i]) })
 		if i < len(w.preconf) {
 			at := w.preconf[i].at
 			w.mu.Unlock()
@@ -149,7 +135,7 @@ func (w *logWatch) preconfirmedSince(ctx context.Context, t time.Time) (time.Tim
 		case <-ctx.Done():
 			return time.Time{}, ctx.Err()
 		case <-deadline:
-			return time.Time{}, fmt.Errorf("no pre-confirmation in the log 60s after %v", t)
+			return time.Time{}, fmt.Errorf("no pre-confirmation in the log 60s after %s", what)
 		}
 	}
 }
