@@ -140,9 +140,6 @@ func (s *NATSServer) Shutdown() {
 	}
 }
 
-// Crashes says whether Kill kills the server as a crash would.
-func (s *NATSServer) Crashes() bool { return s.cmd != nil }
-
 // startNATS starts three servers routed to each other and waits until
 // they replicate a stream three ways.
 func (c *Cluster) startNATS(ctx context.Context) error {
