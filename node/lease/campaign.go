@@ -14,13 +14,14 @@ import (
 // again; a lead that returns on its own gives the lease up, and the
 // candidate competes again a Renew interval later. A waiting candidate
 // takes the lease when it is deleted or expires, or when its holder has
-// not renewed it for a TTL. A holder that cannot confirm a renewal for
-// TTL−Renew (a slow or partitioned NATS) steps down before a waiting
-// candidate may take over, so that it never leads past that moment.
+// not renewed it for a TTL. A holder that cannot confirm its renewals
+// (its NATS slow, partitioned, or electing the bucket's leader) leads on
+// for up to maxUnconfirmed, and steps down at once when a renewal finds
+// the lease taken.
 // When ctx ends, a held lease is released for the next candidate.
 func (l *Lease) Campaign(ctx context.Context, log *slog.Logger, lead func(ctx context.Context)) {
 	for ctx.Err() == nil {
-		held, err := l.Acquire(ctx)
+		held, err := l.attempt(ctx, l.Acquire)
 		if err != nil {
 			log.Warn("Leader lease: cannot reach NATS to take it", "err", err)
 		}
@@ -55,7 +56,7 @@ func (l *Lease) hold(ctx context.Context, log *slog.Logger, lead func(ctx contex
 		lead(leadCtx)
 	}()
 	defer func() { stop(); <-done }()
-	confirmed := time.Now()
+	confirmed, warned := time.Now(), false
 	ticker := time.NewTicker(l.cfg.Renew)
 	defer ticker.Stop()
 	for {
@@ -71,17 +72,29 @@ func (l *Lease) hold(ctx context.Context, log *slog.Logger, lead func(ctx contex
 		cancel()
 		switch {
 		case err == nil:
-			confirmed = time.Now()
+			confirmed, warned = time.Now(), false
 		case err == ErrLost:
 			log.Warn("Leader lease lost: another candidate holds it or it expired; stepping down")
 			return
-		case time.Since(confirmed) > l.cfg.TTL-l.cfg.Renew:
-			log.Warn("Leader lease unconfirmed for too long; stepping down before it can expire", "err", err, "since", time.Since(confirmed))
+		case time.Since(confirmed) > maxUnconfirmed:
+			log.Warn("Leader lease unconfirmed for too long; stepping down", "err", err, "since", time.Since(confirmed))
 			l.rev = 0
 			return
+		case time.Since(confirmed) > l.cfg.TTL-l.cfg.Renew && !warned:
+			log.Warn("Leader lease unconfirmed: leading on, the log fences this leader if another takes over", "err", err)
+			warned = true
 		}
 	}
 }
+
+// maxUnconfirmed is how long a holder leads on without a confirmed
+// renewal. Leading on is safe, as the log fences a leader another
+// candidate replaced, and it is what keeps blocks coming when the NATS
+// server leading the lease's bucket dies: no candidate can take the
+// lease until the bucket has elected another leader (nats-server's
+// election takes 4-9 s), and the log's stream may still have its own.
+// Past this, the holder no longer says it sequences.
+const maxUnconfirmed = 15 * time.Second
 
 // awaitTurn waits for the holder to go: it returns true once it took the
 // lease from a holder whose revision stood for a TTL (TakeStale), and
@@ -124,17 +137,30 @@ func (l *Lease) awaitTurn(ctx context.Context, log *slog.Logger) bool {
 			if rev == 0 {
 				return false
 			}
-			held, err := l.TakeStale(ctx, rev)
+			held, err := l.attempt(ctx, func(ctx context.Context) (bool, error) { return l.TakeStale(ctx, rev) })
 			if err != nil {
 				log.Warn("Leader lease: cannot reach NATS to take it", "err", err)
 			}
 			if held {
 				log.Info("Leader lease taken from a holder silent for its TTL", "revision", rev)
-				return true
 			}
-			silent.Reset(l.cfg.TTL) // renewed meanwhile: the watch brings the renewal
+			// Not taken: the entry moved on unseen (a renewal, or an
+			// expiry while NATS elected the bucket's leader, which a
+			// watch that lost its consumer may never deliver). The
+			// caller tries a create and watches afresh.
+			return held
 		}
 	}
+}
+
+// attempt makes one try at taking the lease, bounded by a TTL: while
+// the bucket has no leader (its NATS server died) a request is otherwise
+// answered only by JetStream's 5 s timeout, and the next try, once a
+// leader is elected, would wait for it.
+func (l *Lease) attempt(ctx context.Context, take func(context.Context) (bool, error)) (bool, error) {
+	ctx, cancel := context.WithTimeout(ctx, l.cfg.TTL)
+	defer cancel()
+	return take(ctx)
 }
 
 func sleep(ctx context.Context, d time.Duration) {
