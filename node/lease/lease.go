@@ -7,9 +7,10 @@
 // cluster): the project writes none.
 //
 // The lease is for liveness, not for safety. A holder that stalls past its
-// TTL may still believe it leads for a moment; the sequencer's log fences
-// it (every append expects the log's last sequence, node/seqlog), so two
-// leaders never both extend the chain. What the lease decides is who tries.
+// TTL, or cannot confirm its renewals, may still believe it leads; the
+// sequencer's log fences it (every append expects the log's last
+// sequence, node/seqlog), so two leaders never both extend the chain.
+// What the lease decides is who tries.
 //
 // A waiting candidate does not wait for the server to expire a dead
 // holder's entry: it watches the entry, and takes it with a
