@@ -294,7 +294,8 @@ func (n *Node) awaitHandover(ctx context.Context) (term context.Context, stop fu
 
 // stepDown drops what this candidate never logged: its pool, and a block
 // it committed whose sealing the log does not hold (the log wins). The
-// follower then replays the new leader's.
+// lease goes to the next candidate as soon as the chain is level with
+// the log. The follower then replays the new leader's.
 func (n *Node) stepDown() error {
 	n.leading.Store(false)
 	n.pool.Clear()
@@ -304,6 +305,7 @@ func (n *Node) stepDown() error {
 	if err := n.levelWithLog(ctx); err != nil {
 		return fmt.Errorf("step down: %w", err)
 	}
+	n.lease.Resign()
 	return n.replay.PublishHead()
 }
 

@@ -29,8 +29,9 @@ func (l *Lease) Campaign(ctx context.Context, log *slog.Logger, lead func(ctx co
 			continue
 		}
 		log.Info("Leader lease taken", "holder", l.cfg.Holder, "ttl", l.cfg.TTL)
-		l.hold(ctx, log, lead)
-		if l.rev != 0 && ctx.Err() == nil {
+		resigned := l.hold(ctx, log, lead)
+		if (l.rev != 0 || resigned) && ctx.Err() == nil {
+			// The next candidate gets a head start on this one.
 			l.release(log)
 			sleep(ctx, l.cfg.Renew)
 		}
@@ -47,8 +48,24 @@ func (l *Lease) release(log *slog.Logger) {
 	}
 }
 
-// hold runs lead while the lease is renewed, and returns once lead has.
-func (l *Lease) hold(ctx context.Context, log *slog.Logger, lead func(ctx context.Context)) {
+// Resign gives the held lease up while lead is still returning: its term
+// is over and it appends nothing more (it stopped sequencing and leveled
+// its chain with the log), so the next candidate need not wait for the
+// rest of its step-down. Campaign renews no more and releases the lease.
+func (l *Lease) Resign() {
+	select {
+	case l.resign <- struct{}{}:
+	default:
+	}
+}
+
+// hold runs lead while the lease is renewed, and returns once lead has;
+// it reports whether lead resigned.
+func (l *Lease) hold(ctx context.Context, log *slog.Logger, lead func(ctx context.Context)) (resigned bool) {
+	select { // a word left from a term before
+	case <-l.resign:
+	default:
+	}
 	leadCtx, stop := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() {
@@ -59,13 +76,18 @@ func (l *Lease) hold(ctx context.Context, log *slog.Logger, lead func(ctx contex
 	confirmed, warned := time.Now(), false
 	ticker := time.NewTicker(l.cfg.Renew)
 	defer ticker.Stop()
+	renewals := ticker.C
 	for {
 		select {
 		case <-ctx.Done():
-			return
+			return resigned
 		case <-done:
-			return
-		case <-ticker.C:
+			return resigned
+		case <-l.resign:
+			l.release(log)
+			resigned, renewals = true, nil
+			continue
+		case <-renewals:
 		}
 		renewCtx, cancel := context.WithTimeout(ctx, l.cfg.Renew)
 		err := l.Renew(renewCtx)
@@ -75,11 +97,11 @@ func (l *Lease) hold(ctx context.Context, log *slog.Logger, lead func(ctx contex
 			confirmed, warned = time.Now(), false
 		case err == ErrLost:
 			log.Warn("Leader lease lost: another candidate holds it or it expired; stepping down")
-			return
+			return resigned
 		case time.Since(confirmed) > maxUnconfirmed:
 			log.Warn("Leader lease unconfirmed for too long; stepping down", "err", err, "since", time.Since(confirmed))
 			l.rev = 0
-			return
+			return resigned
 		case time.Since(confirmed) > l.cfg.TTL-l.cfg.Renew && !warned:
 			log.Warn("Leader lease unconfirmed: leading on, the log fences this leader if another takes over", "err", err)
 			warned = true

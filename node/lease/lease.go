@@ -97,9 +97,10 @@ func BucketName(chainID uint64) string {
 
 // Lease is one candidate's handle on the lease.
 type Lease struct {
-	cfg Config
-	kv  jetstream.KeyValue
-	rev uint64 // the revision this candidate last wrote; 0 while it holds nothing
+	cfg    Config
+	kv     jetstream.KeyValue
+	rev    uint64        // the revision this candidate last wrote; 0 while it holds nothing
+	resign chan struct{} // Resign's word to the renewing loop (Campaign)
 }
 
 // Open binds the chain's lease bucket, creating it when it is missing.
@@ -120,7 +121,7 @@ func Open(ctx context.Context, js jetstream.JetStream, cfg Config) (*Lease, erro
 	if err != nil {
 		return nil, fmt.Errorf("lease: bucket %s: %w", BucketName(cfg.ChainID), err)
 	}
-	return &Lease{cfg: cfg, kv: kv}, nil
+	return &Lease{cfg: cfg, kv: kv, resign: make(chan struct{}, 1)}, nil
 }
 
 // Acquire takes the lease if no one holds it, and reports whether this
