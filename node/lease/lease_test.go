@@ -271,3 +271,43 @@ func TestCampaignTakesFromASilentHolder(t *testing.T) {
 	cancel()
 	<-done
 }
+
+// TestResignBeforeLeadReturns: a lead that resigns gives the lease to
+// the next candidate while it is still stepping down, and its candidate
+// does not take the lease straight back.
+func TestResignBeforeLeadReturns(t *testing.T) {
+	url := startNATS(t)
+	cfg := Config{TTL: 2 * time.Second, Renew: 200 * time.Millisecond}
+	a, b := candidate(t, url, "a", cfg), candidate(t, url, "b", cfg)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	stepDown := make(chan struct{})
+	led := make(chan string, 4)
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		a.Campaign(ctx, quiet(), func(context.Context) {
+			led <- "a"
+			a.Resign()
+			<-stepDown // a long step-down
+		})
+	})
+	if who := <-led; who != "a" {
+		t.Fatalf("%s led first", who)
+	}
+	wg.Go(func() { b.Campaign(ctx, quiet(), func(ctx context.Context) { led <- "b"; <-ctx.Done() }) })
+	select {
+	case who := <-led:
+		if who != "b" {
+			t.Fatalf("%s led after a resigned, want b", who)
+		}
+	case <-time.After(cfg.TTL): // a takeover by expiry would take longer
+		t.Fatal("b did not take the lease a resigned while a was still stepping down")
+	}
+	close(stepDown)
+	time.Sleep(3 * cfg.Renew)
+	if who, err := a.Holder(ctx); who != "b" || err != nil {
+		t.Fatalf("holder %q (%v) after a's step-down, want b", who, err)
+	}
+	cancel()
+	wg.Wait()
+}
