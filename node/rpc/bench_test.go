@@ -3,8 +3,12 @@ package rpc
 import (
 	"fmt"
 	"math/big"
+	"net/netip"
 	"testing"
 	"time"
+
+	"github.com/stocknode/stocknode/peer"
+	"github.com/stocknode/stocknode/ratelimit"
 )
 
 // BenchmarkHandleGetBalance measures one eth_getBalance through the whole
@@ -46,6 +50,33 @@ func BenchmarkHandleCall(b *testing.B) {
 			b.ResetTimer()
 			for i := 0; b.Loop(); i++ {
 				out = n.srv.Handle(bodies[i%1024], out[:0])
+			}
+		})
+	}
+}
+
+// BenchmarkHandleRateLimited measures what --public's rate limiter adds to
+// one eth_getBalance from a client (limits so high that nothing is
+// denied): "default" is the same request with no limiter, the anchor.
+func BenchmarkHandleRateLimited(b *testing.B) {
+	for _, bench := range []struct {
+		name   string
+		limits ratelimit.Config
+	}{
+		{"default", ratelimit.Config{}},
+		{"public", ratelimit.Config{Requests: 1e12, Units: 1e12}},
+	} {
+		b.Run(bench.name, func(b *testing.B) {
+			n := newTestNode(&testing.T{}, 0, 0, func(tc *testConfig) { tc.rpc.RateLimit = bench.limits })
+			p := peer.New(netip.MustParseAddr("192.0.2.9"), nil)
+			bodies := make([][]byte, 1024)
+			for i := range bodies {
+				bodies[i] = []byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"eth_getBalance","params":["0x%040x","latest"]}`, i, i*7919))
+			}
+			out := make([]byte, 0, 512)
+			b.ReportAllocs()
+			for i := 0; b.Loop(); i++ {
+				out, _ = n.srv.HandleFrom(p, Standard, bodies[i%1024], out[:0], nil)
 			}
 		})
 	}

@@ -74,18 +74,28 @@ var computeUnits = map[string]float64{
 
 const defaultUnits = 10
 
-// admit charges body's requests to p's rate limits; it returns the
-// denial when p must wait.
-func (s *Server) admit(p *peer.Peer, body []byte) *ratelimit.Denial {
-	n, units := cost(body)
+// admitBatch charges a batch's requests to p's rate limits when metered;
+// it returns the denial when p must wait.
+func (s *Server) admitBatch(p *peer.Peer, body []byte, metered bool) *ratelimit.Denial {
+	if !metered {
+		return nil
+	}
+	n, units := batchCost(body)
 	return s.limiter.Allow(p.Key(), n, units)
 }
 
-// cost counts body's requests and their compute units.
-func cost(body []byte) (n, units float64) {
-	if !codec.IsBatch(body) {
-		return 1, methodUnits(body)
+// admitOne charges one request, whose envelope was scanned already (scanErr
+// its failure), to p's rate limits.
+func (s *Server) admitOne(p *peer.Peer, method []byte, scanErr *codec.Error) *ratelimit.Denial {
+	units := float64(defaultUnits)
+	if scanErr == nil {
+		units = unitsOf(method)
 	}
+	return s.limiter.Allow(p.Key(), 1, units)
+}
+
+// batchCost counts a batch's requests and their compute units.
+func batchCost(body []byte) (n, units float64) {
 	it, err := codec.Array(body)
 	if err != nil {
 		return 1, defaultUnits
@@ -102,7 +112,11 @@ func methodUnits(elem []byte) float64 {
 	if codec.ScanRequest(elem, &req) != nil {
 		return defaultUnits
 	}
-	if u, ok := computeUnits[string(req.Method)]; ok {
+	return unitsOf(req.Method)
+}
+
+func unitsOf(method []byte) float64 {
+	if u, ok := computeUnits[string(method)]; ok {
 		return u
 	}
 	return defaultUnits

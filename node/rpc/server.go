@@ -241,11 +241,6 @@ func (s *Server) Serve(p *peer.Peer, body, dst []byte) ([]byte, time.Duration) {
 // retryAfter says when p may try again. p keys the client's share of the
 // call bound, and work for p stops when p hangs up.
 func (s *Server) HandleFrom(p *peer.Peer, v View, body, dst []byte, ext Extension) (out []byte, retry time.Duration) {
-	if s.limiter != nil && p != nil {
-		if d := s.admit(p, body); d != nil {
-			return appendDenied(dst, body, d), retryAfter(d)
-		}
-	}
 	o := origin{peer: p, view: s.effective(v), room: s.cfg.BatchResponseLimit}
 	if s.cfg.RequestTimeout > 0 {
 		o.deadline = time.Now().Add(s.cfg.RequestTimeout)
@@ -253,10 +248,27 @@ func (s *Server) HandleFrom(p *peer.Peer, v View, body, dst []byte, ext Extensio
 	if o.room <= 0 {
 		o.room = math.MaxInt
 	}
-	if !codec.IsBatch(body) {
-		return s.handleSingle(o, body, dst, ext), 0
+	metered := s.limiter != nil && p != nil
+	if codec.IsBatch(body) {
+		if d := s.admitBatch(p, body, metered); d != nil {
+			return appendDenied(dst, body, d), retryAfter(d)
+		}
+		return s.handleBatch(o, body, dst, ext), 0
 	}
-	return s.handleBatch(o, body, dst, ext), 0
+	// A single request's envelope is scanned once, for its cost and for
+	// its dispatch.
+	r := s.requests.Get().(*request)
+	defer s.release(r)
+	cerr := codec.ScanRequest(body, &r.req)
+	if metered {
+		if d := s.admitOne(p, r.req.Method, cerr); d != nil {
+			return appendDenied(dst, body, d), retryAfter(d)
+		}
+	}
+	if cerr != nil {
+		return codec.AppendError(dst, r.req.ID, cerr), 0
+	}
+	return s.handleScanned(o, r, dst, ext), 0
 }
 
 func (s *Server) handleBatch(o origin, body, dst []byte, ext Extension) []byte {
@@ -362,10 +374,15 @@ func (s *Server) handleSingle(o origin, body, dst []byte, ext Extension) []byte 
 	// through ext and cost an allocation per call.
 	r := s.requests.Get().(*request)
 	defer s.release(r)
-	req := &r.req
-	if cerr := codec.ScanRequest(body, req); cerr != nil {
-		return codec.AppendError(dst, req.ID, cerr)
+	if cerr := codec.ScanRequest(body, &r.req); cerr != nil {
+		return codec.AppendError(dst, r.req.ID, cerr)
 	}
+	return s.handleScanned(o, r, dst, ext)
+}
+
+// handleScanned answers the request whose envelope r holds.
+func (s *Server) handleScanned(o origin, r *request, dst []byte, ext Extension) []byte {
+	req := &r.req
 	if ext != nil {
 		if out, ok := ext(req, dst); ok {
 			return out
