@@ -83,7 +83,7 @@ wait:
 		t.Errorf("a second node on the datadir said:\n%s", second)
 	}
 	if err := p.stop(syscall.SIGINT); err != nil {
-		t.Fatal(err)
+		t.Fatalf("the node's stop: %v; its log:\n%s", err, p.log.String())
 	}
 	if w := warningRe.FindString(p.log.String()); w != "" {
 		t.Errorf("a fresh start and a clean stop logged %s:\n%s", w, p.log.String())
@@ -105,7 +105,7 @@ wait:
 	}
 	p.await(regexp.MustCompile(`msg="JSON-RPC listening"`), 10*time.Second)
 	if err := p.stop(syscall.SIGINT); err != nil {
-		t.Fatal(err)
+		t.Fatalf("the restarted node's stop: %v; its log:\n%s", err, p.log.String())
 	}
 	if w := warningRe.FindString(p.log.String()); w != "" {
 		t.Errorf("a restart logged %s:\n%s", w, p.log.String())
