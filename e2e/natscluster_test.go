@@ -3,7 +3,6 @@ package e2e
 import (
 	"context"
 	"fmt"
-	"net"
 	"strconv"
 	"strings"
 	"sync"
@@ -11,8 +10,8 @@ import (
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
-	"github.com/nats-io/nats.go"
-	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/stocknode/stocknode/internal/devcluster"
 )
 
 // natsCluster is a NATS JetStream cluster running inside the test process,
@@ -50,7 +49,7 @@ func startNATSCluster(t testing.TB, size int) *natsCluster {
 func (c *natsCluster) start(size int) error {
 	var routes []string
 	if size > 1 {
-		ports, err := freePorts(size)
+		ports, err := devcluster.FreePorts(size)
 		if err != nil {
 			return err
 		}
@@ -65,7 +64,7 @@ func (c *natsCluster) start(size int) error {
 	} else if err := c.startServer(0, 0, nil); err != nil {
 		return err
 	}
-	return c.waitJetStream(size)
+	return devcluster.AwaitJetStream(context.Background(), c.URLs, size)
 }
 
 func (c *natsCluster) startServer(i, routePort int, routes []string) error {
@@ -116,50 +115,6 @@ func (c *natsCluster) startServer(i, routePort int, routes []string) error {
 	}
 	c.URLs = append(c.URLs, srv.ClientURL())
 	return nil
-}
-
-// waitJetStream waits until a stream of size replicas can be created (a
-// meta leader elected, every peer known), then deletes it.
-func (c *natsCluster) waitJetStream(size int) error {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	nc, err := nats.Connect(strings.Join(c.URLs, ","))
-	if err != nil {
-		return err
-	}
-	defer nc.Close()
-	js, err := jetstream.New(nc)
-	if err != nil {
-		return err
-	}
-	cfg := jetstream.StreamConfig{Name: "PROBE", Subjects: []string{"probe"}, Replicas: size, Storage: jetstream.MemoryStorage}
-	for {
-		attempt, cancelAttempt := context.WithTimeout(ctx, 2*time.Second)
-		_, err = js.CreateStream(attempt, cfg)
-		cancelAttempt()
-		if err == nil {
-			return js.DeleteStream(ctx, cfg.Name)
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("JetStream of %d servers not ready: %w", size, err)
-		case <-time.After(100 * time.Millisecond):
-		}
-	}
-}
-
-// freePorts returns n distinct ports free a moment ago.
-func freePorts(n int) ([]int, error) {
-	var ports []int
-	for range n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return nil, err
-		}
-		defer l.Close()
-		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
-	}
-	return ports, nil
 }
 
 // URL lists the client URLs starting with server first, as a node's

@@ -73,7 +73,7 @@ func Start(ctx context.Context, cfg Config) (*Cluster, error) {
 		c.Stop()
 		return nil, err
 	}
-	ports, err := freePorts(3)
+	ports, err := FreePorts(3)
 	if err != nil {
 		c.Stop()
 		return nil, err
@@ -95,11 +95,13 @@ func Start(ctx context.Context, cfg Config) (*Cluster, error) {
 	return c, nil
 }
 
-// awaitJetStream waits until a stream of three replicas can be created.
-func (c *Cluster) awaitJetStream(ctx context.Context) error {
+// AwaitJetStream waits until the NATS servers at urls can create a stream
+// of the given replicas (a meta leader elected, every peer known), then
+// deletes it.
+func AwaitJetStream(ctx context.Context, urls []string, replicas int) error {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	nc, err := nats.Connect(strings.Join(c.URLs, ","))
+	nc, err := nats.Connect(strings.Join(urls, ","))
 	if err != nil {
 		return err
 	}
@@ -108,7 +110,7 @@ func (c *Cluster) awaitJetStream(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	probe := jetstream.StreamConfig{Name: "PROBE", Subjects: []string{"probe"}, Replicas: 3, Storage: jetstream.MemoryStorage}
+	probe := jetstream.StreamConfig{Name: "PROBE", Subjects: []string{"probe"}, Replicas: replicas, Storage: jetstream.MemoryStorage}
 	for {
 		// Each attempt is bounded: one made before the servers elected a
 		// meta leader waits for an answer that never comes.
@@ -120,7 +122,7 @@ func (c *Cluster) awaitJetStream(ctx context.Context) error {
 		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("JetStream of three servers not ready: %w", err)
+			return fmt.Errorf("JetStream of %d servers not ready: %w", replicas, err)
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
@@ -254,8 +256,8 @@ func (c *Cluster) Stop() {
 	}
 }
 
-// freePorts returns n distinct loopback ports free a moment ago.
-func freePorts(n int) ([]int, error) {
+// FreePorts returns n distinct loopback ports free a moment ago.
+func FreePorts(n int) ([]int, error) {
 	var ports []int
 	for range n {
 		l, err := net.Listen("tcp", "127.0.0.1:0")

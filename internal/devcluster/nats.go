@@ -143,7 +143,7 @@ func (s *NATSServer) Shutdown() {
 // startNATS starts three servers routed to each other and waits until
 // they replicate a stream three ways.
 func (c *Cluster) startNATS(ctx context.Context) error {
-	ports, err := freePorts(6)
+	ports, err := FreePorts(6)
 	if err != nil {
 		return err
 	}
@@ -161,7 +161,7 @@ func (c *Cluster) startNATS(ctx context.Context) error {
 		c.NATS = append(c.NATS, s)
 		c.URLs = append(c.URLs, s.URL)
 	}
-	return c.awaitJetStream(ctx)
+	return AwaitJetStream(ctx, c.URLs, 3)
 }
 
 // RestartNATS starts server i again after a Kill or Shutdown.
