@@ -191,6 +191,16 @@ func (r *reader) subscribe(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	// Checked again with the consumer in place: a stream deleted and
+	// created again between the first check and the consumer's creation
+	// would hold the consumer, and the reader would wait on the rebuilt
+	// stream for an entry of the old one. A rebuild after this check
+	// deletes the consumer and brings the reader back here.
+	if err := r.log.rebuilt(attempt); err != nil {
+		r.cons = cons
+		r.drop()
+		return err
+	}
 	msgs, err := cons.Messages(jetstream.PullHeartbeat(followHeartbeat), jetstream.WithMessagesErrOnMissingHeartbeat(true))
 	if err != nil {
 		r.cons = cons

@@ -39,9 +39,17 @@ var ErrRebuilt = errors.New("sequencer log: the stream was rebuilt (stocknode lo
 // checkRebuilt reports ErrRebuilt, once, when the stream is not the one
 // the log last saw, and takes the new one on (its creation time, its
 // signers).
-func (l *Log) checkRebuilt(ctx context.Context) error {
+func (l *Log) checkRebuilt(ctx context.Context) error { return l.compareCreated(ctx, false) }
+
+// rebuilt is checkRebuilt that also fails when the stream does not answer.
+func (l *Log) rebuilt(ctx context.Context) error { return l.compareCreated(ctx, true) }
+
+func (l *Log) compareCreated(ctx context.Context, mustAnswer bool) error {
 	info, err := l.stream.Info(ctx)
-	if err != nil {
+	switch {
+	case err != nil && mustAnswer:
+		return err
+	case err != nil:
 		return nil // the consumer's creation will say why
 	}
 	l.createdMu.Lock()
