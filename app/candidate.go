@@ -205,8 +205,8 @@ func (c *candidacy) catchUp(ctx context.Context) (uint64, error) {
 // log's last entry (milliseconds normally, a few hundred behind a flood).
 const maxCatchUp = 5 * time.Second
 
-// sequenceTerm resumes the block being built from the log and sequences
-// until ctx ends or the sequencer stops.
+// sequenceTerm resumes the block being built (resumeBuilding) and
+// sequences until ctx ends or the sequencer stops.
 func (n *Node) sequenceTerm(ctx context.Context) error {
 	seq, err := sequencer.New(n.candidateSeq, n.chain, n.pool, n.store, n.logger)
 	if err != nil {
@@ -214,13 +214,7 @@ func (n *Node) sequenceTerm(ctx context.Context) error {
 	}
 	seq.SetListener(n.listeners)
 	l := n.sequencerLog
-	// The log wins: what this node committed and never logged is not
-	// a promise, and Resume rebuilds the block being built from the log.
-	if err := n.levelWithLog(ctx); err != nil {
-		return err
-	}
-	rec := recovery.Recovery{Log: l, Chain: n.chain, Logger: n.logger}
-	accepted, err := rec.Resume(ctx, seq)
+	repool, err := n.resumeBuilding(ctx, seq)
 	if err != nil {
 		return err
 	}
@@ -243,7 +237,7 @@ func (n *Node) sequenceTerm(ctx context.Context) error {
 	go func() {
 		defer close(repooled)
 		recovery.Repool(n.pool, backlog, n.logger)
-		recovery.Repool(n.pool, accepted, n.logger)
+		recovery.Repool(n.pool, repool(), n.logger)
 	}()
 	defer func() { <-repooled }()
 	server, err := relay.Serve(l.Conn(), n.chain.Config().ChainID.Uint64(), n.relayHandlers(), 0, n.logger)
@@ -258,6 +252,36 @@ func (n *Node) sequenceTerm(ctx context.Context) error {
 	defer handOver()
 	n.leading.Store(true)
 	return seq.Run(ctx)
+}
+
+// resumeBuilding has seq continue the block being built, and returns
+// what gives the pool the transactions the log holds since its last
+// sealed block (it may read the log: call it in the background).
+//
+// The follower stopped where the log ends (catchUp). When it builds a
+// block, the chain is level with the log and that block is the one being
+// built: seq continues it as it is, without reading the log first.
+// Otherwise the log wins: what this node committed and never logged is
+// not a promise, and Resume rebuilds the block being built from the log.
+func (n *Node) resumeBuilding(ctx context.Context, seq *sequencer.Sequencer) (repool func() types.Transactions, err error) {
+	rec := recovery.Recovery{Log: n.sequencerLog, Chain: n.chain, Logger: n.logger}
+	if resumed, ok := seq.ContinueReplayed(n.replay); ok {
+		return func() types.Transactions {
+			accepted, err := rec.Accepted(ctx)
+			if err != nil && ctx.Err() == nil {
+				n.logger.Warn("Cannot read the transactions the log accepted since its last sealed block; those not yet pre-confirmed wait for their senders to send them again", "err", err)
+			}
+			return append(resumed, accepted...)
+		}, nil
+	}
+	if err := n.levelWithLog(ctx); err != nil {
+		return nil, err
+	}
+	accepted, err := rec.Resume(ctx, seq)
+	if err != nil {
+		return nil, err
+	}
+	return func() types.Transactions { return accepted }, nil
 }
 
 // acceptForTerm logs acceptances with a, and says of one that another

@@ -83,63 +83,81 @@ func (r Recovery) LevelLog(ctx context.Context) error {
 // earlier opening. It returns, for the pool (Repool), the resumed block's
 // transactions and then those accepted since the last sealed block.
 func (r Recovery) Resume(ctx context.Context, seq *sequencer.Sequencer) (types.Transactions, error) {
+	t, err := r.readTail(ctx)
+	if err != nil || t.opened == nil {
+		return t.accepted, err
+	}
+	seq.Resume(t.opened.Header(), t.txs, t.ticks)
+	// The pool held them until the block sealed, as it holds any
+	// pending block's: without them a sender's later transactions
+	// would wait behind a nonce gap for the seal, not be executed
+	// at the first tick.
+	return append(t.txs[:len(t.txs):len(t.txs)], t.accepted...), nil // a copy: Resume keeps txs
+}
+
+// Accepted returns the transactions the log says were accepted since its
+// last sealed block, for the pool (Repool): what Resume returns besides
+// the resumed block's, for a sequencer that continues the block another
+// way (sequencer.ContinueReplayed).
+func (r Recovery) Accepted(ctx context.Context) (types.Transactions, error) {
+	t, err := r.readTail(ctx)
+	return t.accepted, err
+}
+
+// tail is what the log holds after its last sealed block.
+type tail struct {
+	opened   *seqlog.Opened // the block opened on the database's head, if any
+	txs      types.Transactions
+	ticks    int
+	accepted types.Transactions
+}
+
+// readTail reads the log from its last sealed block on.
+func (r Recovery) readTail(ctx context.Context) (tail, error) {
+	var t tail
 	l := r.Log
 	from := uint64(1)
 	if last, err := l.LastOf(ctx, seqlog.KindSealed); err == nil {
 		from = last.Seq + 1
 	} else if !errors.Is(err, seqlog.ErrEmpty) {
-		return nil, err
+		return t, err
 	}
 	info, err := l.Info(ctx)
 	if err != nil {
-		return nil, err
+		return t, err
 	}
 	if from > info.LastSeq {
-		return nil, nil // nothing after the last sealed block
+		return t, nil // nothing after the last sealed block
 	}
 	from = max(from, info.FirstSeq) // a log whose sealed blocks aged out
 	head := r.Chain.Head()
-	var (
-		opened   *seqlog.Opened
-		txs      types.Transactions
-		ticks    int
-		accepted types.Transactions
-	)
 	for rec, err := range l.Read(ctx, from) {
 		if err != nil {
-			return nil, fmt.Errorf("sequencer log: read the block being built: %w", err)
+			return t, fmt.Errorf("sequencer log: read the block being built: %w", err)
 		}
 		switch e := rec.Entry.(type) {
 		case seqlog.Opened:
 			if e.Number == head.Number.Uint64()+1 && e.ParentHash == head.Hash() {
-				opened, txs, ticks = &e, nil, 0
+				t.opened, t.txs, t.ticks = &e, nil, 0
 			}
 		case seqlog.Preconfirmed:
-			if opened == nil || e.PayloadID != opened.PayloadID {
+			if t.opened == nil || e.PayloadID != t.opened.PayloadID {
 				continue
 			}
 			more, err := seqlog.DecodeTxs(e.Transactions)
 			if err != nil {
-				return nil, fmt.Errorf("sequencer log: entry %d: %w", rec.Seq, err)
+				return t, fmt.Errorf("sequencer log: entry %d: %w", rec.Seq, err)
 			}
-			txs, ticks = append(txs, more...), int(e.Index)+1
+			t.txs, t.ticks = append(t.txs, more...), int(e.Index)+1
 		case seqlog.Accepted:
 			more, err := seqlog.DecodeTxs(e.Transactions)
 			if err != nil {
-				return nil, fmt.Errorf("sequencer log: entry %d: %w", rec.Seq, err)
+				return t, fmt.Errorf("sequencer log: entry %d: %w", rec.Seq, err)
 			}
-			accepted = append(accepted, more...)
+			t.accepted = append(t.accepted, more...)
 		}
 	}
-	if opened != nil {
-		seq.Resume(opened.Header(), txs, ticks)
-		// The pool held them until the block sealed, as it holds any
-		// pending block's: without them a sender's later transactions
-		// would wait behind a nonce gap for the seal, not be executed
-		// at the first tick.
-		accepted = append(txs[:len(txs):len(txs)], accepted...) // a copy: Resume keeps txs
-	}
-	return accepted, nil
+	return t, nil
 }
 
 // Repool gives the pool again the resumed block's transactions and those

@@ -3,6 +3,7 @@ package sequencer
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/ethereum/go-ethereum/core/types"
@@ -70,6 +71,21 @@ func (s *Sequencer) openResumed(parent *types.Block, now time.Time) (*builder, e
 			"number", r.header.Number, "differs", why, "txs", len(r.txs))
 		return nil, nil
 	}
+	b, rebuilt := s.takeRebuilt(r, parent), false
+	if b == nil {
+		var err error
+		if b, err = s.execute(r, parent); err != nil {
+			return nil, err
+		}
+		rebuilt = true
+	}
+	b.logged = len(r.txs)
+	s.log.Info("Resumed the block being built from the log: its pre-confirmed transactions are kept", "number", r.header.Number, "txs", len(r.txs), "executedAgain", rebuilt)
+	return b, nil
+}
+
+// execute runs r's transactions again on parent.
+func (s *Sequencer) execute(r *resumed, parent *types.Block) (*builder, error) {
 	b, err := newBuilder(s.chain, parent, types.CopyHeader(r.header))
 	if err != nil {
 		return nil, fmt.Errorf("resume block %d: %w", r.header.Number, err)
@@ -79,9 +95,60 @@ func (s *Sequencer) openResumed(parent *types.Block, now time.Time) (*builder, e
 			return nil, fmt.Errorf("resume block %d: pre-confirmed transaction %d (%s) no longer executes: %w", r.header.Number, i, tx.Hash(), err)
 		}
 	}
-	b.logged, b.ticks = len(r.txs), r.ticks
-	s.log.Info("Resumed the block being built from the log: its pre-confirmed transactions are kept", "number", r.header.Number, "txs", len(r.txs))
+	b.ticks = r.ticks
 	return b, nil
+}
+
+// offer gives Run, with Resume, the block a standby's replay rebuilt
+// from the same log: when it is the resumed block on the same parent,
+// with the same transactions and pre-confirmations, Run continues it
+// instead of executing them again (what a standby taking over under a
+// flood saves is tens of milliseconds of pause). The replayer must be
+// stopped; it forgets the block.
+func (s *Sequencer) offer(r *Replayer) {
+	s.rebuilt, r.b = r.b, nil
+}
+
+// ContinueReplayed has Run continue the block r, a stopped replay of
+// this sequencer's log, is building on the head, as it is (Resume and
+// Continue in one, without reading the log): its transactions are the
+// block's, for the pool (recovery.Repool); ok is false when r builds none.
+// A replay that applied the log's last entry builds a block only when the
+// log's last opening is on the head, which is then the log's last sealed
+// block: the chain is level with the log. Call before Run.
+func (s *Sequencer) ContinueReplayed(r *Replayer) (txs types.Transactions, ok bool) {
+	b := r.b
+	if b == nil || b.parent.Hash() != s.chain.Head().Hash() {
+		return nil, false
+	}
+	txs = slices.Clone(types.Transactions(b.txs))
+	s.Resume(types.CopyHeader(b.header), txs, b.ticks)
+	s.offer(r)
+	return txs, true
+}
+
+// takeRebuilt returns the block offered when it is r's on parent.
+func (s *Sequencer) takeRebuilt(r *resumed, parent *types.Block) *builder {
+	b := s.rebuilt
+	s.rebuilt = nil
+	if b == nil || b.parent.Hash() != parent.Hash() || b.ticks != r.ticks || len(b.txs) != len(r.txs) || !sameOpening(b.header, r.header) {
+		return nil
+	}
+	for i, tx := range r.txs {
+		if b.txs[i].Hash() != tx.Hash() {
+			return nil
+		}
+	}
+	return b
+}
+
+// sameOpening reports whether building, a header that executed
+// transactions, was opened as logged: they differ in no more than the gas
+// used.
+func sameOpening(building, logged *types.Header) bool {
+	h := types.CopyHeader(logged)
+	h.GasUsed = building.GasUsed
+	return h.Hash() == building.Hash()
 }
 
 // unlike names the first field in which a logged opening differs from the

@@ -13,6 +13,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/params"
 
 	"github.com/stocknode/stocknode/node/chain"
 	"github.com/stocknode/stocknode/node/pending"
@@ -278,5 +279,141 @@ func TestUnlike(t *testing.T) {
 				t.Errorf("unlike = %q, want %q", got, tt.want)
 			}
 		})
+	}
+}
+
+// preconfirmedBlock has a sequencer pre-confirm three transfers in block
+// 1 and stop before sealing it, as a leader that hands over: it returns
+// the block's logged opening and transactions.
+func preconfirmedBlock(t *testing.T, e *env, cfg Config) (*types.Header, types.Transactions) {
+	t.Helper()
+	first := &recorder{txs: map[uint64]types.Transactions{}, sealed: map[uint64]*types.Block{}, headers: map[uint64]*types.Header{}}
+	seq, err := New(cfg, e.chain, e.pool, e.store, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	seq.SetJournal(first)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- seq.Run(ctx) }()
+	for i := range uint64(3) {
+		if err := e.pool.Add(e.transfer(0, i, e.addr(1), 1)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e.waitFor("three pre-confirmed", 5*time.Second, func(s *pending.Snapshot) bool { return len(s.Pending.Transactions) == 3 })
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	first.mu.Lock()
+	defer first.mu.Unlock()
+	return first.headers[1], first.txs[1]
+}
+
+// replay has a replayer apply the opening and the transactions as one
+// pre-confirmation.
+func replay(t *testing.T, e *env, opening *types.Header, txs types.Transactions) *Replayer {
+	t.Helper()
+	r := NewReplayer(e.chain, new(pending.Store), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err := r.Opened(opening); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Preconfirmed(0, params.TxGas*uint64(len(txs)), txs); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// TestContinueTakesTheReplayedBlock: a standby taking over continues the
+// block its replay rebuilt when it is the block the log holds, and
+// executes the log's transactions again otherwise; the block it seals is
+// the same either way.
+func TestContinueTakesTheReplayedBlock(t *testing.T) {
+	e := newEnv(t)
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	cfg := Config{BlockTime: 5 * time.Second, PreconfInterval: 20 * time.Millisecond, GasCeil: chain.PreviewGasLimit}
+	logged, txs := preconfirmedBlock(t, e, cfg)
+	otherOpening := types.CopyHeader(logged)
+	otherOpening.MixDigest = common.Hash{1}
+	tests := []struct {
+		name      string
+		replayed  *types.Header      // the opening the replay saw; nil: none offered
+		preconfs  types.Transactions // what it executed, as one pre-confirmation
+		continued bool
+	}{
+		{"the log's block", logged, txs, true},
+		{"one pre-confirmed transaction short", logged, txs[:2], false},
+		{"another opening", otherOpening, txs, false},
+		{"nothing offered", nil, nil, false},
+	}
+	var want common.Hash
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			next, err := New(cfg, e.chain, e.pool, new(pending.Store), quiet)
+			if err != nil {
+				t.Fatal(err)
+			}
+			next.Resume(logged, txs, 1)
+			var replayed *builder
+			if tt.replayed != nil {
+				r := replay(t, e, tt.replayed, tt.preconfs)
+				replayed = r.b
+				next.offer(r)
+				if r.b != nil {
+					t.Fatal("the replayer kept the block it offered")
+				}
+			}
+			b, err := next.openResumed(next.currentHead(), time.Now())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := b != nil && b == replayed; got != tt.continued {
+				t.Fatalf("continued the replayed block: %v, want %v", got, tt.continued)
+			}
+			if len(b.txs) != len(txs) || b.logged != len(txs) || b.ticks != 1 {
+				t.Fatalf("resumed %d transactions, %d logged, %d ticks; want %d, %d, 1", len(b.txs), b.logged, b.ticks, len(txs), len(txs))
+			}
+			sealed, err := b.seal()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want == (common.Hash{}) {
+				want = sealed.Hash()
+			} else if sealed.Hash() != want {
+				t.Fatalf("sealed %s, want %s as the other cases", sealed.Hash(), want)
+			}
+		})
+	}
+}
+
+// TestContinueReplayed: a sequencer taking over without reading the log
+// continues the block its stopped replay builds on the head, and only
+// that.
+func TestContinueReplayed(t *testing.T) {
+	e := newEnv(t)
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	cfg := Config{BlockTime: 5 * time.Second, PreconfInterval: 20 * time.Millisecond, GasCeil: chain.PreviewGasLimit}
+	logged, txs := preconfirmedBlock(t, e, cfg)
+
+	next, err := New(cfg, e.chain, e.pool, new(pending.Store), quiet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := next.ContinueReplayed(NewReplayer(e.chain, new(pending.Store), quiet)); ok {
+		t.Fatal("continued a replay that builds nothing")
+	}
+	r := replay(t, e, logged, txs)
+	replayed := r.b
+	got, ok := next.ContinueReplayed(r)
+	if !ok || len(got) != len(txs) {
+		t.Fatalf("continued %v with %d transactions, want true with %d", ok, len(got), len(txs))
+	}
+	b, err := next.openResumed(next.currentHead(), time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b != replayed || b.logged != len(txs) || b.ticks != 1 {
+		t.Fatalf("opened the replayed block: %v, %d logged, %d ticks; want true, %d, 1", b == replayed, b.logged, b.ticks, len(txs))
 	}
 }

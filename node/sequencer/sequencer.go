@@ -93,6 +93,7 @@ type Sequencer struct {
 	now       func() time.Time
 	journal   Journal  // nil: decisions are announced without a log
 	resume    *resumed // the block to resume building (Resume), until Run opens it
+	rebuilt   *builder // a replay's build of it (offer), until Run opens it
 	summary   sealSummary
 }
 
