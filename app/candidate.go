@@ -151,9 +151,17 @@ func (c *candidacy) lead(ctx context.Context) {
 	n.logger.Info("Taking over as the sequencer", "head", n.chain.Head().Number, "logSeq", last, "caughtUpIn", time.Since(start).Round(time.Millisecond))
 	err = n.sequenceTerm(ctx)
 	switch {
+	case err == nil:
+		// The term ended between two blocks (a handover, or the lease
+		// lost), each sealed block logged before the next opened, and
+		// no append of this node's is under way: the chain is level
+		// with the log, and the next candidate may lead while this one
+		// steps down.
+		n.leading.Store(false)
+		n.lease.Resign()
 	case errors.Is(err, seqlog.ErrFenced):
 		n.logger.Warn("Fenced: another sequencer appended to the log; stepping down to a standby", "err", err)
-	case err != nil && ctx.Err() == nil:
+	case ctx.Err() == nil:
 		n.logger.Error("Sequencing stopped; stepping down to a standby", "err", err)
 	}
 	if err := n.stepDown(); err != nil {
@@ -319,7 +327,9 @@ func (n *Node) awaitHandover(ctx context.Context) (term context.Context, stop fu
 // stepDown drops what this candidate never logged: its pool, and a block
 // it committed whose sealing the log does not hold (the log wins). The
 // lease goes to the next candidate as soon as the chain is level with
-// the log. The follower then replays the new leader's.
+// the log (lead gives it up before when the term ended cleanly; giving
+// it up again changes nothing). The follower then replays the new
+// leader's.
 func (n *Node) stepDown() error {
 	n.leading.Store(false)
 	n.pool.Clear()
