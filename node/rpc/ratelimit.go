@@ -76,22 +76,22 @@ const defaultUnits = 10
 
 // admitBatch charges a batch's requests to p's rate limits when metered;
 // it returns the denial when p must wait.
-func (s *Server) admitBatch(p *peer.Peer, body []byte, metered bool) *ratelimit.Denial {
+func (s *Server) admitBatch(p *peer.Peer, body []byte, metered bool, now time.Time) *ratelimit.Denial {
 	if !metered {
 		return nil
 	}
 	n, units := batchCost(body)
-	return s.limiter.Allow(p.Key(), n, units)
+	return s.limiter.AllowAt(p.Key(), n, units, now)
 }
 
 // admitOne charges one request, whose envelope was scanned already (scanErr
-// its failure), to p's rate limits.
-func (s *Server) admitOne(p *peer.Peer, method []byte, scanErr *codec.Error) *ratelimit.Denial {
+// its failure), to p's rate limits at now.
+func (s *Server) admitOne(p *peer.Peer, method []byte, scanErr *codec.Error, now time.Time) *ratelimit.Denial {
 	units := float64(defaultUnits)
 	if scanErr == nil {
 		units = unitsOf(method)
 	}
-	return s.limiter.Allow(p.Key(), 1, units)
+	return s.limiter.AllowAt(p.Key(), 1, units, now)
 }
 
 // batchCost counts a batch's requests and their compute units.

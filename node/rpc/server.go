@@ -241,16 +241,19 @@ func (s *Server) Serve(p *peer.Peer, body, dst []byte) ([]byte, time.Duration) {
 // retryAfter says when p may try again. p keys the client's share of the
 // call bound, and work for p stops when p hangs up.
 func (s *Server) HandleFrom(p *peer.Peer, v View, body, dst []byte, ext Extension) (out []byte, retry time.Duration) {
+	// One clock read for the deadline, the rate limits and a single
+	// request's duration: each costs about as much as the limiter.
+	now := time.Now()
 	o := origin{peer: p, view: s.effective(v), room: s.cfg.BatchResponseLimit}
 	if s.cfg.RequestTimeout > 0 {
-		o.deadline = time.Now().Add(s.cfg.RequestTimeout)
+		o.deadline = now.Add(s.cfg.RequestTimeout)
 	}
 	if o.room <= 0 {
 		o.room = math.MaxInt
 	}
 	metered := s.limiter != nil && p != nil
 	if codec.IsBatch(body) {
-		if d := s.admitBatch(p, body, metered); d != nil {
+		if d := s.admitBatch(p, body, metered, now); d != nil {
 			return appendDenied(dst, body, d), retryAfter(d)
 		}
 		return s.handleBatch(o, body, dst, ext), 0
@@ -261,14 +264,14 @@ func (s *Server) HandleFrom(p *peer.Peer, v View, body, dst []byte, ext Extensio
 	defer s.release(r)
 	cerr := codec.ScanRequest(body, &r.req)
 	if metered {
-		if d := s.admitOne(p, r.req.Method, cerr); d != nil {
+		if d := s.admitOne(p, r.req.Method, cerr, now); d != nil {
 			return appendDenied(dst, body, d), retryAfter(d)
 		}
 	}
 	if cerr != nil {
 		return codec.AppendError(dst, r.req.ID, cerr), 0
 	}
-	return s.handleScanned(o, r, dst, ext), 0
+	return s.handleScanned(o, r, dst, ext, now), 0
 }
 
 func (s *Server) handleBatch(o origin, body, dst []byte, ext Extension) []byte {
@@ -377,11 +380,12 @@ func (s *Server) handleSingle(o origin, body, dst []byte, ext Extension) []byte 
 	if cerr := codec.ScanRequest(body, &r.req); cerr != nil {
 		return codec.AppendError(dst, r.req.ID, cerr)
 	}
-	return s.handleScanned(o, r, dst, ext)
+	return s.handleScanned(o, r, dst, ext, time.Now())
 }
 
-// handleScanned answers the request whose envelope r holds.
-func (s *Server) handleScanned(o origin, r *request, dst []byte, ext Extension) []byte {
+// handleScanned answers the request whose envelope r holds, which arrived
+// at start.
+func (s *Server) handleScanned(o origin, r *request, dst []byte, ext Extension, start time.Time) []byte {
 	req := &r.req
 	if ext != nil {
 		if out, ok := ext(req, dst); ok {
@@ -397,7 +401,6 @@ func (s *Server) handleScanned(o origin, r *request, dst []byte, ext Extension) 
 		return codec.AppendError(dst, req.ID, &codec.Error{Code: codec.CodeMethodNotFound,
 			Message: "the method " + string(req.Method) + " does not exist/is not available"})
 	}
-	start := time.Now()
 	defer func() { m.duration.Observe(time.Since(start)) }()
 	r.origin, r.snap = o, s.b.Snapshots.Load()
 	r.current = r.snap
