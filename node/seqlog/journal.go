@@ -12,8 +12,7 @@ import (
 // sequencer.Journal of a node with a log. It runs on the sequencer's
 // goroutine; each append waits for JetStream's acknowledgement (Append).
 type Journal struct {
-	log     *Log
-	payload PayloadID // of the block opened last
+	log *Log
 }
 
 // NewJournal returns the journal that appends to l.
@@ -21,8 +20,7 @@ func NewJournal(l *Log) *Journal { return &Journal{log: l} }
 
 // Opened logs the opening of the block of h.
 func (j *Journal) Opened(h *types.Header) error {
-	j.payload = NewPayloadID(h)
-	_, err := j.log.Append(context.Background(), NewOpened(h, j.payload))
+	_, err := j.log.Append(context.Background(), NewOpened(h, NewPayloadID(h)))
 	return err
 }
 
@@ -34,7 +32,7 @@ func (j *Journal) Preconfirmed(b *pending.Block, txs types.Transactions) error {
 	}
 	_, err = j.log.Append(context.Background(), Preconfirmed{
 		Number:       b.Header.Number.Uint64(),
-		PayloadID:    j.payload,
+		PayloadID:    NewPayloadID(b.Header), // from the block: a resumed one was opened by another run
 		Index:        uint64(b.Index),
 		GasUsed:      b.Header.GasUsed,
 		Transactions: raw,
