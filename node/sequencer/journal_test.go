@@ -179,28 +179,7 @@ func TestResumeKeepsPreconfirmations(t *testing.T) {
 	e := newEnv(t)
 	cfg := Config{BlockTime: 5 * time.Second, PreconfInterval: 20 * time.Millisecond, GasCeil: chain.PreviewGasLimit}
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	first := &recorder{txs: map[uint64]types.Transactions{}, sealed: map[uint64]*types.Block{}, headers: map[uint64]*types.Header{}}
-	seq, err := New(cfg, e.chain, e.pool, e.store, quiet)
-	if err != nil {
-		t.Fatal(err)
-	}
-	seq.SetJournal(first)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- seq.Run(ctx) }()
-	for i := range uint64(3) {
-		if err := e.pool.Add(e.transfer(0, i, e.addr(1), 1)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	e.waitFor("three pre-confirmed", 5*time.Second, func(s *pending.Snapshot) bool { return len(s.Pending.Transactions) == 3 })
-	cancel() // a crash: the block is never sealed
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
-	first.mu.Lock()
-	header, txs, ticks := first.headers[1], first.txs[1], first.preconf
-	first.mu.Unlock()
+	header, txs, ticks := preconfirmedBlock(t, e, cfg) // then a crash: the block is never sealed
 
 	// The next run: a pool that lost everything, as after kill -9.
 	pool, err := txpool.New(e.chain, txpool.Config{})
@@ -210,14 +189,15 @@ func TestResumeKeepsPreconfirmations(t *testing.T) {
 	defer pool.Close()
 	second := &recorder{txs: map[uint64]types.Transactions{}, sealed: map[uint64]*types.Block{}, headers: map[uint64]*types.Header{}}
 	store := new(pending.Store)
-	seq, err = New(Config{BlockTime: 200 * time.Millisecond, PreconfInterval: 20 * time.Millisecond, GasCeil: chain.PreviewGasLimit}, e.chain, pool, store, quiet)
+	seq, err := New(Config{BlockTime: 200 * time.Millisecond, PreconfInterval: 20 * time.Millisecond, GasCeil: chain.PreviewGasLimit}, e.chain, pool, store, quiet)
 	if err != nil {
 		t.Fatal(err)
 	}
 	seq.SetJournal(second)
 	seq.Resume(header, txs, ticks)
-	ctx, cancel = context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	done := make(chan error, 1)
 	go func() { done <- seq.Run(ctx) }()
 	deadline := time.Now().Add(5 * time.Second)
 	for e.chain.Head().Number.Uint64() < 1 && time.Now().Before(deadline) {
@@ -283,9 +263,9 @@ func TestUnlike(t *testing.T) {
 }
 
 // preconfirmedBlock has a sequencer pre-confirm three transfers in block
-// 1 and stop before sealing it, as a leader that hands over: it returns
-// the block's logged opening and transactions.
-func preconfirmedBlock(t *testing.T, e *env, cfg Config) (*types.Header, types.Transactions) {
+// 1 and stop before sealing it (a crash, or a leader that hands over): it
+// returns the block's logged opening, transactions and pre-confirmations.
+func preconfirmedBlock(t *testing.T, e *env, cfg Config) (*types.Header, types.Transactions, int) {
 	t.Helper()
 	first := &recorder{txs: map[uint64]types.Transactions{}, sealed: map[uint64]*types.Block{}, headers: map[uint64]*types.Header{}}
 	seq, err := New(cfg, e.chain, e.pool, e.store, slog.New(slog.NewTextHandler(io.Discard, nil)))
@@ -308,7 +288,7 @@ func preconfirmedBlock(t *testing.T, e *env, cfg Config) (*types.Header, types.T
 	}
 	first.mu.Lock()
 	defer first.mu.Unlock()
-	return first.headers[1], first.txs[1]
+	return first.headers[1], first.txs[1], first.preconf
 }
 
 // replay has a replayer apply the opening and the transactions as one
@@ -333,7 +313,7 @@ func TestContinueTakesTheReplayedBlock(t *testing.T) {
 	e := newEnv(t)
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	cfg := Config{BlockTime: 5 * time.Second, PreconfInterval: 20 * time.Millisecond, GasCeil: chain.PreviewGasLimit}
-	logged, txs := preconfirmedBlock(t, e, cfg)
+	logged, txs, _ := preconfirmedBlock(t, e, cfg)
 	otherOpening := types.CopyHeader(logged)
 	otherOpening.MixDigest = common.Hash{1}
 	tests := []struct {
@@ -394,7 +374,7 @@ func TestContinueReplayed(t *testing.T) {
 	e := newEnv(t)
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	cfg := Config{BlockTime: 5 * time.Second, PreconfInterval: 20 * time.Millisecond, GasCeil: chain.PreviewGasLimit}
-	logged, txs := preconfirmedBlock(t, e, cfg)
+	logged, txs, _ := preconfirmedBlock(t, e, cfg)
 
 	next, err := New(cfg, e.chain, e.pool, new(pending.Store), quiet)
 	if err != nil {
