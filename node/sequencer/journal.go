@@ -111,7 +111,7 @@ func (s *Sequencer) offer(r *Replayer) {
 
 // ContinueReplayed has Run continue the block r, a stopped replay of
 // this sequencer's log, is building on the head, as it is (Resume and
-// Continue in one, without reading the log): its transactions are the
+// offer in one, without reading the log): its transactions are the
 // block's, for the pool (recovery.Repool); ok is false when r builds none.
 // A replay that applied the log's last entry builds a block only when the
 // log's last opening is on the head, which is then the log's last sealed
