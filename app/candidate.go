@@ -242,12 +242,16 @@ func (n *Node) sequenceTerm(ctx context.Context) error {
 	// waits for its promotion, and a backlog under load is thousands.
 	backlog := n.follower.Outstanding()
 	repooled := make(chan struct{})
+	repoolCtx, stopRepool := context.WithCancel(ctx)
 	go func() {
 		defer close(repooled)
 		recovery.Repool(n.pool, backlog, n.logger)
-		recovery.Repool(n.pool, repool(), n.logger)
+		recovery.Repool(n.pool, repool(repoolCtx), n.logger)
 	}()
-	defer func() { <-repooled }()
+	// A read of the log still under way at the term's end is of no use
+	// any more (the next leader reads the log itself), and must not hold
+	// the step-down.
+	defer func() { stopRepool(); <-repooled }()
 	server, err := relay.Serve(l.Conn(), n.chain.Config().ChainID.Uint64(), n.relayHandlers(), 0, n.logger)
 	if err != nil {
 		return err
@@ -264,17 +268,18 @@ func (n *Node) sequenceTerm(ctx context.Context) error {
 
 // resumeBuilding has seq continue the block being built, and returns
 // what gives the pool the transactions the log holds since its last
-// sealed block (it may read the log: call it in the background).
+// sealed block (it may read the log, until its ctx ends: call it in the
+// background).
 //
 // The follower stopped where the log ends (catchUp). When it builds a
 // block, the chain is level with the log and that block is the one being
 // built: seq continues it as it is, without reading the log first.
 // Otherwise the log wins: what this node committed and never logged is
 // not a promise, and Resume rebuilds the block being built from the log.
-func (n *Node) resumeBuilding(ctx context.Context, seq *sequencer.Sequencer) (repool func() types.Transactions, err error) {
+func (n *Node) resumeBuilding(ctx context.Context, seq *sequencer.Sequencer) (repool func(context.Context) types.Transactions, err error) {
 	rec := recovery.Recovery{Log: n.sequencerLog, Chain: n.chain, Logger: n.logger}
 	if resumed, ok := seq.ContinueReplayed(n.replay); ok {
-		return func() types.Transactions {
+		return func(ctx context.Context) types.Transactions {
 			accepted, err := rec.Accepted(ctx)
 			if err != nil && ctx.Err() == nil {
 				n.logger.Warn("Cannot read the transactions the log accepted since its last sealed block; those not yet pre-confirmed wait for their senders to send them again", "err", err)
@@ -289,7 +294,7 @@ func (n *Node) resumeBuilding(ctx context.Context, seq *sequencer.Sequencer) (re
 	if err != nil {
 		return nil, err
 	}
-	return func() types.Transactions { return accepted }, nil
+	return func(context.Context) types.Transactions { return accepted }, nil
 }
 
 // acceptForTerm logs acceptances with a, and says of one that another

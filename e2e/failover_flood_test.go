@@ -1,6 +1,10 @@
 package e2e
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -21,13 +25,30 @@ func TestKillsUnderFloodLoseNothing(t *testing.T) {
 	report, err := failover.Run(testContext(t, 3*time.Minute), failover.Config{
 		Bin: binary, Kills: 3, Handovers: 1, KillNATS: true,
 		Interval: 2 * time.Second, Warmup: 8 * time.Second,
-		Rate: 300, Accounts: 128, Senders: 16,
+		Rate: 300, Accounts: 128, Senders: 16, KeepDir: true,
 	})
+	// The cluster's logs are kept for a failure's sake, and shown with it.
+	defer os.RemoveAll(report.Dir)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("%v\n%s", err, logTails(report.Dir, 60))
 	}
 	t.Log(report)
 	if report.Accepted == 0 || report.Lost != 0 || report.Reorged != 0 {
 		t.Fatalf("accepted %d, lost %d, blocks reorged %d; want none lost or reorged", report.Accepted, report.Lost, report.Reorged)
 	}
+}
+
+// logTails is the last n lines of each node's log in dir.
+func logTails(dir string, n int) string {
+	paths, _ := filepath.Glob(filepath.Join(dir, "*.log"))
+	var b strings.Builder
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+		fmt.Fprintf(&b, "--- %s, last %d lines:\n%s\n", filepath.Base(p), n, strings.Join(lines[max(0, len(lines)-n):], "\n"))
+	}
+	return b.String()
 }
