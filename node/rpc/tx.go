@@ -42,12 +42,10 @@ func (s *Server) findTx(r *request, hash common.Hash) (txLocation, bool, error) 
 			return txLocation{tx: tx, index: i, preconfirmed: r.view == Preconf}, true, nil
 		}
 	}
-	bc := s.b.Chain.BlockChain()
-	if entry, tx := bc.GetCanonicalTransaction(hash); tx != nil && entry.BlockIndex <= r.snap.Head.NumberU64() {
-		if block := bc.GetBlock(entry.BlockHash, entry.BlockIndex); block != nil {
-			return txLocation{tx: tx, block: block, index: int(entry.Index)}, true, nil
-		}
+	if tx, block, index := s.b.Chain.CanonicalTx(hash, r.snap.Head.NumberU64()); tx != nil {
+		return txLocation{tx: tx, block: block, index: index}, true, nil
 	}
+	bc := s.b.Chain.BlockChain()
 	if tx := s.b.Pool.Get(hash); tx != nil {
 		return txLocation{tx: tx}, true, nil
 	}
