@@ -67,7 +67,7 @@ func BenchmarkHandleRateLimited(b *testing.B) {
 		{"public", ratelimit.Config{Requests: 1e12, Units: 1e12}},
 	} {
 		b.Run(bench.name, func(b *testing.B) {
-			n := newTestNode(&testing.T{}, 0, 0, func(tc *testConfig) { tc.rpc.RateLimit = bench.limits })
+			n := newTestNode(b, 0, 0, func(tc *testConfig) { tc.rpc.RateLimit = bench.limits })
 			p := peer.New(netip.MustParseAddr("192.0.2.9"), nil)
 			bodies := make([][]byte, 1024)
 			for i := range bodies {

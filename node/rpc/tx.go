@@ -45,11 +45,10 @@ func (s *Server) findTx(r *request, hash common.Hash) (txLocation, bool, error) 
 	if tx, block, index := s.b.Chain.CanonicalTx(hash, r.snap.Head.NumberU64()); tx != nil {
 		return txLocation{tx: tx, block: block, index: index}, true, nil
 	}
-	bc := s.b.Chain.BlockChain()
 	if tx := s.b.Pool.Get(hash); tx != nil {
 		return txLocation{tx: tx}, true, nil
 	}
-	if r.snap.Head.NumberU64() > 0 && !bc.TxIndexDone() {
+	if r.snap.Head.NumberU64() > 0 && !s.b.Chain.BlockChain().TxIndexDone() {
 		return txLocation{}, false, errTxIndexing
 	}
 	return txLocation{}, false, nil
