@@ -61,6 +61,10 @@ func main() {
 		cfg := wsload.FanoutFlags(fs)
 		fs.Parse(os.Args[2:])
 		report, err = wsload.RunFanout(ctx, *cfg)
+	case "ws-bytes":
+		cfg := wsload.BytesFlags(fs)
+		fs.Parse(os.Args[2:])
+		report, err = wsload.RunBytes(ctx, *cfg)
 	case "ws-logs":
 		cfg := wsload.LogsFlags(fs)
 		fs.Parse(os.Args[2:])
@@ -120,6 +124,6 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: loadtest ws-fanout|ws-logs|http|flood|txsync|replag|failover|logread|genesis|abuse [flags] (-h for flags)")
+	fmt.Fprintln(os.Stderr, "usage: loadtest ws-fanout|ws-bytes|ws-logs|http|flood|txsync|replag|failover|logread|genesis|abuse [flags] (-h for flags)")
 	os.Exit(2)
 }

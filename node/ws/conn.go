@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"net"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 	"unsafe"
@@ -23,7 +24,12 @@ type outMsg struct {
 }
 
 // payload is an encoded message body, shared by every connection it goes to.
-type payload struct{ b []byte }
+type payload struct {
+	b []byte
+	// z is a notification's b deflated, made by the first connection
+	// that negotiated compression (deflatedResult).
+	z atomic.Pointer[[]byte]
+}
 
 // conn is one WebSocket connection. The library reads (on the upgrade
 // goroutine); writes are framed here and go straight to the socket from
@@ -43,6 +49,7 @@ type conn struct {
 	hub        *Hub
 	net        net.Conn        // the socket, for blocking writes and close
 	raw        syscall.RawConn // the socket's fd for non-blocking writes; nil with TLS
+	deflate    bool            // the client negotiated permessage-deflate
 	// writeFD is c.writeOnce bound once: a closure per write would be an
 	// allocation per notification per subscriber.
 	writeFD func(fd uintptr) bool
@@ -156,7 +163,10 @@ func (c *conn) send(m outMsg) bool {
 		c.closeLocked(websocket.ClosePolicyViolation, c.hub.cfg.slowReason())
 		return false
 	}
-	if m.sub != nil {
+	switch deflate := c.deflate && len(m.payload.b) >= minDeflate; {
+	case m.sub != nil && deflate:
+		c.appendDeflatedNotification(m)
+	case m.sub != nil:
 		n := len(notifyPrefix) + len(m.sub.id) + len(notifyMiddle) + len(m.payload.b) + len(notifySuffix)
 		c.buf = appendFrameHeader(c.buf, opText, n)
 		c.buf = append(c.buf, notifyPrefix...)
@@ -164,13 +174,30 @@ func (c *conn) send(m outMsg) bool {
 		c.buf = append(c.buf, notifyMiddle...)
 		c.buf = append(c.buf, m.payload.b...)
 		c.buf = append(c.buf, notifySuffix...)
-	} else {
+	case deflate:
+		z := c.hub.deflater.deflate(m.payload.b)
+		c.buf = appendFrameHeader(c.buf, opText|rsv1, len(z))
+		c.buf = append(c.buf, z...)
+	default:
 		c.buf = appendFrameHeader(c.buf, opText, len(m.payload.b))
 		c.buf = append(c.buf, m.payload.b...)
 	}
 	c.queued++
 	c.flushLocked()
 	return true
+}
+
+// appendDeflatedNotification frames m deflated: its envelope's start as a
+// stored block, then its result deflated once for every subscriber.
+func (c *conn) appendDeflatedNotification(m outMsg) {
+	z := m.payload.deflatedResult(&c.hub.deflater)
+	head := len(notifyPrefix) + len(m.sub.id) + len(notifyMiddle)
+	c.buf = appendFrameHeader(c.buf, opText|rsv1, storedHeader+head+len(z))
+	c.buf = appendStoredHeader(c.buf, head) // a subscription id is short
+	c.buf = append(c.buf, notifyPrefix...)
+	c.buf = append(c.buf, m.sub.id...)
+	c.buf = append(c.buf, notifyMiddle...)
+	c.buf = append(c.buf, z...)
 }
 
 // sendFrame queues a control frame (ping, pong).

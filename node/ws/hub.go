@@ -35,6 +35,8 @@ type Config struct {
 	IdleTimeout  time.Duration // no message or pong for this long closes the connection
 	WriteTimeout time.Duration // one write may take this long
 	Shards       int           // broadcaster shards
+	// Compression accepts permessage-deflate when a client offers it.
+	Compression bool
 	// Peer names the client of an upgrade request (the front end's, which
 	// believes trusted proxies); nil takes the connection's peer.
 	Peer func(*fasthttp.RequestCtx) *peer.Peer
@@ -52,6 +54,7 @@ func DefaultConfig() Config {
 		IdleTimeout:  90 * time.Second,
 		WriteTimeout: 10 * time.Second,
 		Shards:       16,
+		Compression:  true,
 	}
 }
 
@@ -62,6 +65,7 @@ type Hub struct {
 	chain    *chain.Chain
 	log      *slog.Logger
 	upgrader websocket.FastHTTPUpgrader
+	deflater deflater
 	shards   []*shard
 	events   chan event
 	nextID   atomic.Uint64
@@ -110,6 +114,9 @@ func New(cfg Config, rpcServer *rpc.Server, c *chain.Chain, log *slog.Logger) *H
 		// few.
 		WriteBufferPool: new(sync.Pool),
 		CheckOrigin:     h.checkOrigin,
+		// Accepted without context takeover either way; the library
+		// inflates what clients send, deflate.go deflates what we send.
+		EnableCompression: cfg.Compression,
 	}
 	h.shards = make([]*shard, max(1, cfg.Shards))
 	for i := range h.shards {
@@ -197,11 +204,12 @@ func (h *Hub) upgrade(ctx *fasthttp.RequestCtx, view rpc.View) {
 		return
 	}
 	client := h.peerOf(ctx)
+	deflate := h.cfg.Compression && offersDeflate(ctx.Request.Header.Peek("Sec-WebSocket-Extensions"))
 	h.wg.Add(1)
 	err := h.upgrader.Upgrade(ctx, func(ws *websocket.Conn) {
 		defer h.wg.Done()
 		defer h.conns.Add(-1)
-		h.serve(ws, client, view)
+		h.serve(ws, client, view, deflate)
 	})
 	if err != nil {
 		h.wg.Done()
@@ -223,9 +231,9 @@ func (h *Hub) peerOf(ctx *fasthttp.RequestCtx) *peer.Peer {
 // serve reads client's requests until the connection ends. A call still
 // running when the client hangs up, or the server closes the connection,
 // is stopped by the call bound, which asks client whether it is still there.
-func (h *Hub) serve(ws *websocket.Conn, client *peer.Peer, view rpc.View) {
+func (h *Hub) serve(ws *websocket.Conn, client *peer.Peer, view rpc.View, deflate bool) {
 	c := newConn(h, ws)
-	c.peer, c.view = client, view
+	c.peer, c.view, c.deflate = client, view, deflate
 	shard := h.shards[c.id%uint64(len(h.shards))]
 	shard.add(c)
 	c.readLoop()
