@@ -240,7 +240,6 @@ func flashblockJSON(n int) []byte {
 	return buf.Bytes()
 }
 
-
 // BenchmarkDeliverDeflated is BenchmarkDeliver for subscribers that
 // negotiated compression, with a head-sized result that compresses as JSON
 // does, beside the same result sent plain: the cost per subscriber once the
