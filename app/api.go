@@ -39,6 +39,9 @@ func (n *Node) startAPI() error {
 	if !n.cfg.WSDisabled {
 		n.cfg.WS.Peer = n.http.Peer
 		n.hub = ws.New(n.cfg.WS, n.rpc, n.chain, n.logger)
+		if n.sequencerLog != nil {
+			n.hub.ResumeFlashblocksFrom(n.sequencerLog)
+		}
 		n.http.Handle("/ws", n.hub.Handler)
 		n.http.Handle("/preconf/ws", n.hub.PreconfHandler)
 		listeners = append(listeners, n.hub)

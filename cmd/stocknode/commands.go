@@ -207,6 +207,8 @@ func apiFlags(fs *flag.FlagSet, cfg *app.Config) *apiFlagValues {
 	fs.IntVar(&cfg.WS.MaxConns, "ws.maxconns", cfg.WS.MaxConns, "most concurrent WebSocket connections")
 	fs.IntVar(&cfg.WS.MaxSubs, "ws.maxsubs", cfg.WS.MaxSubs, "most subscriptions per WebSocket connection")
 	fs.IntVar(&cfg.WS.SendQueue, "ws.sendqueue", cfg.WS.SendQueue, "messages queued per connection before a slow subscriber is dropped")
+	fs.Uint64Var(&cfg.WS.ResumeBlocks, "ws.resume.blocks", cfg.WS.ResumeBlocks, "how many blocks behind the head a newHeads, logs or newFlashblocks subscription may resume (resumeAfter)")
+	fs.IntVar(&cfg.WS.ResumesRunning, "ws.resume.running", cfg.WS.ResumesRunning, "resumed subscriptions whose missed notifications are sent at once; the others wait, their live notifications kept")
 	fs.BoolVar(&cfg.WS.Compression, "ws.compression", cfg.WS.Compression, "accept permessage-deflate when a WebSocket client offers it (notifications are deflated once for all subscribers)")
 	fs.StringVar(&v.addr, "http.addr", "127.0.0.1", "JSON-RPC listening interface")
 	fs.IntVar(&v.port, "http.port", 8545, "JSON-RPC listening port (0 picks a free one)")

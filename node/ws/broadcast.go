@@ -27,20 +27,23 @@ func (h *Hub) dispatch(ev event) {
 			h.fanOut(h.encodeTxs(ev.newTxs))
 		}
 	case ev.sealed != nil:
+		number := ev.sealed.NumberU64()
+		// Announced before it is delivered: a resumed subscription's
+		// history goes up to it (resume.go).
+		h.lastSealed.Store(number)
 		if h.metrics.wanted(kindNewHeads) {
-			h.fanOut(delivery{kind: kindNewHeads, payload: mustJSON(rpc.MarshalHeader(ev.sealed.Header()))})
+			h.fanOut(delivery{kind: kindNewHeads, number: number, payload: mustJSON(rpc.MarshalHeader(ev.sealed.Header()))})
 		}
 		if h.metrics.wanted(kindLogs) {
 			receipts := h.chain.BlockChain().GetReceiptsByHash(ev.sealed.Hash())
 			if logs := encodeLogs(receipts, nil); len(logs) > 0 {
-				h.fanOut(delivery{kind: kindLogs, logs: logs})
+				h.fanOut(delivery{kind: kindLogs, number: number, logs: logs})
 			}
 		}
-		// The seal's snapshot holds the next block's first
-		// pre-confirmation: what was accepted during the seal.
-		if ev.snap != nil {
-			h.preconfirmed(ev.snap)
-		}
+		// The seal's snapshot, which holds the next block's first
+		// pre-confirmation, comes next as a Preconfirmed event of its own
+		// (the publisher tells both): announcing it here too sent that
+		// flashblock twice.
 	case ev.snap != nil:
 		h.preconfirmed(ev.snap)
 	}
@@ -54,8 +57,10 @@ func (h *Hub) preconfirmed(snap *pending.Snapshot) {
 	if number == snap.Head.NumberU64() {
 		return // block production off: nothing is pre-confirmed
 	}
+	// Announced before it is delivered, as a sealed block.
+	h.lastFlash.Store(&flashKey{number: number, index: uint64(p.Index)})
 	if h.metrics.wanted(kindFlashblocks) {
-		h.fanOut(delivery{kind: kindFlashblocks, payload: mustJSON(flashblock(p))})
+		h.fanOut(delivery{kind: kindFlashblocks, number: number, index: uint64(p.Index), payload: mustJSON(flashblock(p))})
 	}
 	from := 0
 	if h.lastPending.number == number {

@@ -37,6 +37,11 @@ type Config struct {
 	Shards       int           // broadcaster shards
 	// Compression accepts permessage-deflate when a client offers it.
 	Compression bool
+	// ResumeBlocks is how far behind the head a subscription may resume;
+	// ResumesRunning how many resumed histories are sent at once (the
+	// others wait, their live notifications kept).
+	ResumeBlocks   uint64
+	ResumesRunning int
 	// Peer names the client of an upgrade request (the front end's, which
 	// believes trusted proxies); nil takes the connection's peer.
 	Peer func(*fasthttp.RequestCtx) *peer.Peer
@@ -45,16 +50,18 @@ type Config struct {
 // DefaultConfig sizes the endpoint for 10,000+ subscribers.
 func DefaultConfig() Config {
 	return Config{
-		MaxConns:     20_000,
-		MaxSubs:      128,
-		SendQueue:    256,
-		MessageLimit: 5 * 1024 * 1024,
-		Origins:      []string{"*"},
-		PingInterval: 30 * time.Second,
-		IdleTimeout:  90 * time.Second,
-		WriteTimeout: 10 * time.Second,
-		Shards:       16,
-		Compression:  true,
+		MaxConns:       20_000,
+		MaxSubs:        128,
+		SendQueue:      256,
+		MessageLimit:   5 * 1024 * 1024,
+		Origins:        []string{"*"},
+		PingInterval:   30 * time.Second,
+		IdleTimeout:    90 * time.Second,
+		WriteTimeout:   10 * time.Second,
+		Shards:         16,
+		Compression:    true,
+		ResumeBlocks:   1024,
+		ResumesRunning: 32,
 	}
 }
 
@@ -76,6 +83,13 @@ type Hub struct {
 	stopOnce sync.Once
 
 	lastPending pendingCursor // hub goroutine only
+	// lastSealed is the last sealed block the broadcaster announced (the
+	// head when it started): resumed histories go up to it.
+	lastSealed atomic.Uint64
+	// lastFlash is the last flashblock it announced.
+	lastFlash atomic.Pointer[flashKey]
+	preconfs  Preconfirmations // nil: flashblocks do not resume
+	resumes   chan struct{}    // a slot per resumed history being sent
 }
 
 type metrics struct {
@@ -96,6 +110,9 @@ func (m *metrics) subscribed(kind subKind, n int64) {
 
 // wanted reports whether any connection subscribes to kind.
 func (m *metrics) wanted(kind subKind) bool { return m.byKind[kind].Load() > 0 }
+
+// flashKey is a flashblock's key: its block and index.
+type flashKey struct{ number, index uint64 }
 
 // New returns a hub; Run starts its broadcaster.
 func New(cfg Config, rpcServer *rpc.Server, c *chain.Chain, log *slog.Logger) *Hub {
@@ -118,6 +135,10 @@ func New(cfg Config, rpcServer *rpc.Server, c *chain.Chain, log *slog.Logger) *H
 		// inflates what clients send, deflate.go deflates what we send.
 		EnableCompression: cfg.Compression,
 	}
+	if c != nil {
+		h.lastSealed.Store(c.Head().Number.Uint64())
+	}
+	h.resumes = make(chan struct{}, max(1, cfg.ResumesRunning))
 	h.shards = make([]*shard, max(1, cfg.Shards))
 	for i := range h.shards {
 		h.shards[i] = newShard()
@@ -266,8 +287,10 @@ func (h *Hub) publish(ev event) {
 }
 
 // Sealed implements sequencer.Listener.
-func (h *Hub) Sealed(snap *pending.Snapshot, block *types.Block) {
-	h.publish(event{sealed: block, snap: snap})
+// snap, which holds the next block's first pre-confirmation, comes as a
+// Preconfirmed event of its own right after.
+func (h *Hub) Sealed(_ *pending.Snapshot, block *types.Block) {
+	h.publish(event{sealed: block})
 }
 
 // Preconfirmed implements sequencer.Listener.

@@ -3,6 +3,8 @@ package ws
 import (
 	"sync"
 
+	"github.com/fasthttp/websocket"
+
 	"github.com/ethereum/go-ethereum/core/types"
 )
 
@@ -15,6 +17,10 @@ type delivery struct {
 	ping      bool
 	pingSlice uint64
 	kind      subKind
+	// number is the block of newHeads, logs and newFlashblocks
+	// deliveries, index a flashblock's: resumed subscriptions drop what
+	// their history sent by them (resume.go).
+	number, index uint64
 	// payload is the result for every subscriber of kind (newHeads,
 	// newFlashblocks).
 	payload *payload
@@ -122,10 +128,16 @@ func (c *conn) deliver(d *delivery) {
 		}
 		switch d.kind {
 		case kindNewHeads, kindFlashblocks:
-			if !c.send(outMsg{sub: sub, payload: d.payload}) {
+			if !c.sendKeyed(sub, d.number, d.index, d.payload) {
 				return
 			}
-		case kindLogs, kindPendingLogs:
+		case kindLogs:
+			for _, l := range d.logs {
+				if sub.filter.Matches(l.log) && !c.sendKeyed(sub, d.number, uint64(l.log.Index), l.json) {
+					return
+				}
+			}
+		case kindPendingLogs:
 			for _, l := range d.logs {
 				if sub.filter.Matches(l.log) && !c.send(outMsg{sub: sub, payload: l.json}) {
 					return
@@ -153,4 +165,27 @@ func (c *conn) deliver(d *delivery) {
 			}
 		}
 	}
+}
+
+// sendKeyed sends sub the live notification keyed (number, index), unless
+// a resumed subscription's history sent it already, or keeps it while that
+// history is still being sent; false when the connection is closing. c.mu
+// must be held.
+func (c *conn) sendKeyed(sub *subscription, number, index uint64, p *payload) bool {
+	switch {
+	case sub.resumeFrom == nil:
+		return c.send(outMsg{sub: sub, payload: p})
+	case !sub.after(number, index):
+		return true
+	case sub.resuming:
+		if len(sub.backlog) >= c.hub.cfg.SendQueue {
+			c.hub.metrics.slowDropped.Add(1)
+			c.close(websocket.ClosePolicyViolation, c.hub.cfg.slowReason())
+			return false
+		}
+		sub.backlog = append(sub.backlog, backlogged{number: number, index: index, payload: p})
+		return true
+	}
+	sub.sent(number, index)
+	return c.send(outMsg{sub: sub, payload: p})
 }

@@ -40,6 +40,32 @@ type subscription struct {
 	// active is set once the eth_subscribe response is queued, so that no
 	// notification can overtake it.
 	active bool
+
+	// A resumed subscription (resume.go): where it resumes, whether its
+	// history is still being sent (live notifications then wait in
+	// backlog), and the last notification it was sent, by which a block
+	// sent twice is dropped.
+	resumeFrom *resumePoint
+	resuming   bool
+	backlog    []backlogged
+	lastNumber uint64
+	lastIndex  uint64
+	wholeBlock bool // logs: every log of lastNumber was sent
+}
+
+// after reports whether the notification keyed (number, index) comes
+// after what sub was sent: a newHeads notification is keyed by its block,
+// a log by its block and index in it, a flashblock by its block and index.
+func (s *subscription) after(number, index uint64) bool {
+	if number != s.lastNumber {
+		return number > s.lastNumber
+	}
+	return s.kind != kindNewHeads && !s.wholeBlock && index > s.lastIndex
+}
+
+// sent records that sub was sent the notification keyed (number, index).
+func (s *subscription) sent(number, index uint64) {
+	s.lastNumber, s.lastIndex, s.wholeBlock = number, index, false
 }
 
 // handle answers one incoming message: eth_subscribe and eth_unsubscribe
@@ -60,10 +86,15 @@ func (h *Hub) handle(c *conn, msg []byte) []byte {
 }
 
 // activate makes the subscriptions created by the message just answered
-// live; it runs after the answer is queued.
+// live, and starts sending resumed ones their history; it runs after the
+// answer is queued.
 func (c *conn) activate() {
 	c.mu.Lock()
 	for _, s := range c.subs {
+		if !s.active && s.resuming {
+			c.hub.wg.Add(1)
+			go c.hub.resume(c, s)
+		}
 		s.active = true
 	}
 	c.mu.Unlock()
@@ -116,6 +147,12 @@ func (h *Hub) parseSubscription(params []byte) (*subscription, *codec.Error) {
 	}
 	if it.Err() != nil {
 		return nil, &codec.Error{Code: codec.CodeInvalidParams, Message: it.Err().Error()}
+	}
+	if err := h.parseResumeOf(sub, arg); err != nil {
+		return nil, err
+	}
+	if sub.resumeFrom != nil && kind != kindLogs {
+		arg = nil // the resume point is the argument's only member
 	}
 	switch kind {
 	case kindLogs, kindPendingLogs:
