@@ -51,13 +51,7 @@ func TestNewFlashblockTransactions(t *testing.T) {
 		cfg.Sequencer.PreconfInterval = 50 * time.Millisecond
 	})
 	c := n.dial()
-	deploy := n.sendTx(c, 0, nil, logContract(), 200_000)
-	var receipt map[string]any
-	for receipt == nil || receipt["contractAddress"] == nil {
-		result(t, c.call("eth_getTransactionReceipt", deploy), &receipt)
-		time.Sleep(20 * time.Millisecond)
-	}
-	contract := common.HexToAddress(receipt["contractAddress"].(string))
+	contract := n.deployLogContract(c)
 	elsewhere := common.HexToAddress("0x00000000000000000000000000000000000000ee")
 
 	hashes := c.subscribe("newFlashblockTransactions")

@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 
 	"github.com/stocknode/stocknode/node/ws"
@@ -36,13 +35,7 @@ func (k logKey) after(o logKey) bool {
 func TestResumeAfterCutOff(t *testing.T) {
 	n := startNode(t, 100*time.Millisecond, ws.DefaultConfig())
 	sender := n.dial()
-	deploy := n.sendTx(sender, 0, nil, logContract(), 200_000)
-	var receipt map[string]any
-	for receipt == nil || receipt["contractAddress"] == nil {
-		result(t, sender.call("eth_getTransactionReceipt", deploy), &receipt)
-		time.Sleep(20 * time.Millisecond)
-	}
-	contract := common.HexToAddress(receipt["contractAddress"].(string))
+	contract := n.deployLogContract(sender)
 	stop, stopped := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(stopped)

@@ -27,6 +27,19 @@ func logContract() []byte {
 	return append([]byte{0x60, n, 0x60, 0x0c, 0x60, 0x00, 0x39, 0x60, n, 0x60, 0x00, 0xf3}, runtime...)
 }
 
+// deployLogContract deploys logContract from account 0 and waits for its
+// receipt.
+func (n *testNode) deployLogContract(c *client) common.Address {
+	n.t.Helper()
+	deploy := n.sendTx(c, 0, nil, logContract(), 200_000)
+	var receipt map[string]any
+	for receipt == nil || receipt["contractAddress"] == nil {
+		result(n.t, c.call("eth_getTransactionReceipt", deploy), &receipt)
+		time.Sleep(20 * time.Millisecond)
+	}
+	return common.HexToAddress(receipt["contractAddress"].(string))
+}
+
 func number(t *testing.T, raw json.RawMessage) uint64 {
 	t.Helper()
 	var h struct {
@@ -93,13 +106,7 @@ func TestNewHeadsLifecycle(t *testing.T) {
 func TestLogsEqualGetLogs(t *testing.T) {
 	n := startNode(t, 200*time.Millisecond, ws.DefaultConfig())
 	c := n.dial()
-	deploy := n.sendTx(c, 0, nil, logContract(), 200_000)
-	var receipt map[string]any
-	for receipt == nil || receipt["contractAddress"] == nil {
-		result(t, c.call("eth_getTransactionReceipt", deploy), &receipt)
-		time.Sleep(20 * time.Millisecond)
-	}
-	contract := common.HexToAddress(receipt["contractAddress"].(string))
+	contract := n.deployLogContract(c)
 	filter := map[string]any{"address": contract, "topics": []any{logTopic}}
 	logsSub := c.subscribe("logs", filter)
 	pendingSub := c.subscribe("pendingLogs", filter)

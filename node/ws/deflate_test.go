@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"io"
 	"math/rand/v2"
-	"net"
 	"testing"
 
 	"github.com/klauspost/compress/flate"
@@ -160,25 +159,7 @@ func TestDeliverDeflatedDoesNotAllocate(t *testing.T) {
 	c.deliver(d) // deflates the result; the connection's buffer grows once
 	head := len(notifyPrefix) + len(c.subs[0].id) + len(notifyMiddle)
 	n := storedHeader + head + len(*d.payload.z.Load())
-	frame := make([]byte, len(appendFrameHeader(nil, opText, n))+n)
-	read := make(chan error)
-	go func() {
-		for {
-			_, err := io.ReadFull(client, frame)
-			read <- err
-			if err != nil {
-				return
-			}
-		}
-	}()
-	<-read
-	allocs := testing.AllocsPerRun(1000, func() {
-		c.deliver(d)
-		if err := <-read; err != nil {
-			t.Fatal(err)
-		}
-	})
-	if allocs != 0 {
+	if allocs := deliverAllocs(t, c, client, d, len(appendFrameHeader(nil, opText, n))+n); allocs != 0 {
 		t.Fatalf("deliver allocates %.1f times per deflated notification, want 0", allocs)
 	}
 }
@@ -252,27 +233,7 @@ func BenchmarkDeliverDeflated(b *testing.B) {
 			name = "deflated"
 		}
 		b.Run(name, func(b *testing.B) {
-			conns := make([]*conn, 64)
-			d := &delivery{kind: kindNewHeads, payload: &payload{b: result}}
-			for i := range conns {
-				var client net.Conn
-				conns[i], client, _ = socketConn(b)
-				conns[i].deflate = deflate
-				go io.Copy(io.Discard, client)
-			}
-			conns[0].deliver(d) // deflates the result once
-			b.ReportAllocs()
-			i := 0
-			for b.Loop() {
-				conns[i%len(conns)].deliver(d)
-				i++
-			}
-			b.StopTimer()
-			for _, c := range conns {
-				if c.closing {
-					b.Fatal("a reader fell behind: the benchmark measured a closed connection")
-				}
-			}
+			benchmarkDeliver(b, &delivery{kind: kindNewHeads, payload: &payload{b: result}}, deflate)
 		})
 	}
 }
