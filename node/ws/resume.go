@@ -278,7 +278,7 @@ func (c *conn) sendHistory(sub *subscription, notes []backlogged) bool {
 func (c *conn) sentBlock(sub *subscription, number uint64) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if number > sub.lastNumber || number == sub.lastNumber {
+	if number >= sub.lastNumber {
 		sub.lastNumber, sub.lastIndex, sub.wholeBlock = number, 0, true
 	}
 	return c.holds(sub)
