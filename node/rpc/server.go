@@ -18,6 +18,7 @@ import (
 	"github.com/stocknode/stocknode/metrics"
 	"github.com/stocknode/stocknode/node/chain"
 	"github.com/stocknode/stocknode/node/pending"
+	"github.com/stocknode/stocknode/node/tracing"
 	"github.com/stocknode/stocknode/node/txpool"
 	"github.com/stocknode/stocknode/node/txwait"
 	"github.com/stocknode/stocknode/peer"
@@ -87,6 +88,10 @@ type Config struct {
 	// "execution reverted", which viem needs to decode the data of a
 	// -32000 error.
 	RevertReasons bool
+	// TracePrefixBytes bounds the states of sealed blocks that traces
+	// keep for later traces of the same block (tracing.Prefixes,
+	// estimated); 0 keeps none.
+	TracePrefixBytes int64
 }
 
 // DefaultConfig returns geth's defaults.
@@ -94,6 +99,7 @@ func DefaultConfig() Config {
 	return Config{
 		GasCap:             50_000_000,
 		EVMTimeout:         5 * time.Second,
+		TracePrefixBytes:   64 << 20,
 		LogsBlockRange:     10_000,
 		LogsMaxResults:     10_000,
 		BatchLimit:         1000,
@@ -140,6 +146,8 @@ type Server struct {
 	requests sync.Pool          // *request
 	// precompiles are the EVM's, with an interruptible BLAKE2F (blake2f.go).
 	precompiles callPrecompiles
+	// tracePrefixes are sealed blocks' states kept by traces.
+	tracePrefixes *tracing.Prefixes
 	// pendingProofs holds the tries of the pending state that
 	// eth_getProof("pending") proves against (proof_pending.go).
 	pendingProofs pendingProofCache
@@ -193,7 +201,7 @@ func New(cfg Config, b Backend, reg *metrics.Registry) *Server {
 		reg = metrics.NewRegistry()
 	}
 	s := &Server{cfg: cfg, b: b, filters: newFilterSet(cfg.FilterTimeout, cfg.MaxFilters, cfg.FiltersPerClient), limiter: ratelimit.New(cfg.RateLimit), methods: map[string]*method{},
-		sends: newRecentSends(cfg.ReceiptHold)}
+		sends: newRecentSends(cfg.ReceiptHold), tracePrefixes: tracing.NewPrefixes(cfg.TracePrefixBytes)}
 	for name, h := range methodTable() {
 		s.methods[name] = newMethod(reg, name, h)
 	}

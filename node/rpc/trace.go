@@ -49,6 +49,7 @@ func debugTraceTransaction(s *Server, r *request) error {
 		if err != nil {
 			return err
 		}
+		env.Keep(b)
 		r.out = append(r.out, res...)
 		return nil
 	})
@@ -164,6 +165,7 @@ func (s *Server) traceEnv(task *callbound.Task) *tracing.Env {
 		Config:     s.b.Chain.Config(),
 		Task:       task,
 		MaxTimeout: s.cfg.EVMTimeout,
+		Prefixes:   s.tracePrefixes,
 		Precompiles: func(evm *vm.EVM) func() {
 			set := s.precompiles.install(evm)
 			return set.release

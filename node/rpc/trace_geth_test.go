@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -235,18 +236,31 @@ func gethConfig[T any](t *testing.T, cfg map[string]any) *T {
 // Every transaction of the conformance chain (incl. two creations, two
 // reverts, a set-code and a blob transaction), traced with every
 // configuration, answers what go-ethereum's debug_traceTransaction does.
+//
+// Each transaction traced leaves its block's state after it for later
+// traces (tracing.Prefixes): the blocks are traced in order, then each
+// block's transactions from the last, which replay from those states.
 func TestTraceTransactionMatchesGeth(t *testing.T) {
 	p := newTracePair(t)
 	ctx := context.Background()
-	for _, b := range p.blocks {
-		for _, tx := range b.Transactions() {
-			for _, cfg := range traceConfigs {
-				what := fmt.Sprintf("block %d tx %s %v", b.NumberU64(), tx.Hash().Hex()[:10], cfg)
-				ours, ourErr := p.ours("debug_traceTransaction", tx.Hash(), cfg)
-				res, err := p.geth.TraceTransaction(ctx, tx.Hash(), gethConfig[tracers.TraceConfig](t, cfg))
-				gethRes, gethErr := theirs(t, res, err)
-				p.compare(what, ours, ourErr, gethRes, gethErr)
+	for _, reversed := range []bool{false, true} {
+		for _, b := range p.blocks {
+			txs := slices.Clone(b.Transactions())
+			if reversed {
+				slices.Reverse(txs)
 			}
+			for _, tx := range txs {
+				for _, cfg := range traceConfigs {
+					what := fmt.Sprintf("block %d tx %s %v (reversed %v)", b.NumberU64(), tx.Hash().Hex()[:10], cfg, reversed)
+					ours, ourErr := p.ours("debug_traceTransaction", tx.Hash(), cfg)
+					res, err := p.geth.TraceTransaction(ctx, tx.Hash(), gethConfig[tracers.TraceConfig](t, cfg))
+					gethRes, gethErr := theirs(t, res, err)
+					p.compare(what, ours, ourErr, gethRes, gethErr)
+				}
+			}
+		}
+		if p.srv.tracePrefixes.Size() == 0 {
+			t.Fatal("the traces kept no state")
 		}
 	}
 }

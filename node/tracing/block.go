@@ -31,17 +31,28 @@ type Block struct {
 
 	ctx  vm.BlockContext // made by Replay
 	next int             // the transaction State is before
+	// from is the transaction State was copied before from a kept state
+	// of size fromSize (Prefixes), 0 for the parent's state.
+	from     int
+	fromSize int64
 }
 
 // Replay readies b for tracing its transaction n: it runs the block's
 // system calls (EIP-4788, EIP-2935) and the transactions before n
-// untraced, as go-ethereum's StateAtTransaction does.
+// untraced, as go-ethereum's StateAtTransaction does, or, for a sealed
+// block, starts from the nearest state Prefixes kept before n.
 func (e *Env) Replay(b *Block, n int) error {
 	if b.Header.Number.Sign() == 0 {
 		return ErrGenesis
 	}
 	if n > len(b.Txs) || (n == len(b.Txs) && n > 0) {
 		return fmt.Errorf("transaction index %d out of range for block %#x", n, b.Hash)
+	}
+	from := 0
+	if b.Hash != (common.Hash{}) {
+		if kept, k, size := e.Prefixes.nearest(b.Hash, n); kept != nil {
+			b.State, from, b.from, b.fromSize = kept, k, k, size
+		}
 	}
 	b.ctx = core.NewEVMBlockContext(b.Header, e.Chain, nil)
 	evm := vm.NewEVM(b.ctx, b.State, e.Config, vm.Config{})
@@ -51,9 +62,12 @@ func (e *Env) Replay(b *Block, n int) error {
 	}
 	e.Task.Watch(evm)
 	defer e.Task.Unwatch()
-	core.PreExecution(context.Background(), b.Header.ParentBeaconRoot, b.Parent, e.Config, evm, b.Header.Number, b.Header.Time)
+	if from == 0 {
+		core.PreExecution(context.Background(), b.Header.ParentBeaconRoot, b.Parent, e.Config, evm, b.Header.Number, b.Header.Time)
+	}
 	signer := types.MakeSigner(e.Config, b.Header.Number, b.Header.Time)
-	for i, tx := range b.Txs[:n] {
+	for i := from; i < n; i++ {
+		tx := b.Txs[i]
 		msg, err := core.TransactionToMessage(tx, signer, b.Header.BaseFee)
 		if err != nil {
 			return fmt.Errorf("transaction %#x: %w", tx.Hash(), err)
@@ -70,6 +84,17 @@ func (e *Env) Replay(b *Block, n int) error {
 	}
 	b.next = n
 	return nil
+}
+
+// Keep gives b's state, after the transactions it traced, to Prefixes; b
+// must not be traced further. Only sealed blocks' states are kept.
+func (e *Env) Keep(b *Block) {
+	if b.Hash == (common.Hash{}) || len(b.Txs) == 0 {
+		return
+	}
+	size := b.fromSize + int64(b.State.AccountLoaded)*accountBytes + int64(b.State.StorageLoaded)*slotBytes + int64(b.next-b.from)*txBytes
+	e.Prefixes.keep(b.Hash, b.next, b.State, size)
+	b.State = nil
 }
 
 // TraceTx traces b's transaction i; b's state must be before it (Replay(b,

@@ -45,6 +45,9 @@ type Env struct {
 	// Precompiles installs the node's precompiles into an EVM and returns
 	// what gives them back; nil keeps go-ethereum's.
 	Precompiles func(evm *vm.EVM) (release func())
+	// Prefixes, when set, keeps sealed blocks' states after traced
+	// transactions, from which later traces of the same block replay.
+	Prefixes *Prefixes
 }
 
 // TooLargeError says how big a response may be and what to ask instead.

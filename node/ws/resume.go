@@ -8,6 +8,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/fasthttp/websocket"
 
@@ -340,6 +341,9 @@ func loggedFlashblock(p seqlog.Preconfirmation) flashblockResult {
 		Timestamp:    hexutil.Uint64(p.Opened.Timestamp),
 		GasUsed:      hexutil.Uint64(p.GasUsed),
 		Transactions: p.Transactions,
+	}
+	if f.Transactions == nil {
+		f.Transactions = []common.Hash{} // "[]", as live, not null
 	}
 	if p.Opened.HasBaseFee {
 		f.BaseFee = (*hexutil.Big)(p.Opened.BaseFee)
