@@ -148,7 +148,9 @@ func (s *Server) traced(r *request, fn func(env *tracing.Env) error) error {
 				err = fmt.Errorf("tracing failed: %v", p)
 			}
 		}()
-		err = fn(s.traceEnv(task))
+		env := s.traceEnv(task)
+		env.Head = r.snap.Head.NumberU64()
+		err = fn(env)
 	}); berr != nil {
 		return berr
 	}

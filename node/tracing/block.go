@@ -50,7 +50,7 @@ func (e *Env) Replay(b *Block, n int) error {
 	}
 	from := 0
 	if b.Hash != (common.Hash{}) {
-		if kept, k, size := e.Prefixes.nearest(b.Hash, n); kept != nil {
+		if kept, k, size := e.Prefixes.nearest(b.Hash, n, e.Head); kept != nil {
 			b.State, from, b.from, b.fromSize = kept, k, k, size
 		}
 	}
@@ -82,6 +82,9 @@ func (e *Env) Replay(b *Block, n int) error {
 		}
 		b.State.Finalise(evm.GetRules())
 	}
+	if err := b.State.Error(); err != nil {
+		return fmt.Errorf("state of block %d: %w", b.Header.Number, err)
+	}
 	b.next = n
 	return nil
 }
@@ -93,7 +96,7 @@ func (e *Env) Keep(b *Block) {
 		return
 	}
 	size := b.fromSize + int64(b.State.AccountLoaded)*accountBytes + int64(b.State.StorageLoaded)*slotBytes + int64(b.next-b.from)*txBytes
-	e.Prefixes.keep(b.Hash, b.next, b.State, size)
+	e.Prefixes.keep(b.Hash, b.Header.Number.Uint64(), b.next, b.State, size)
 	b.State = nil
 }
 
@@ -112,6 +115,11 @@ func (e *Env) TraceTx(cfg *Config, b *Block, i int, room int) (json.RawMessage, 
 	res, err := e.run(cfg, tx, msg, txctx, b.ctx, b.State, nil, room)
 	if err != nil {
 		return nil, err
+	}
+	// A read the state could not answer was taken as an empty account:
+	// the trace is not the block's.
+	if err := b.State.Error(); err != nil {
+		return nil, fmt.Errorf("state of block %d: %w", b.Header.Number, err)
 	}
 	b.next++
 	return res, nil

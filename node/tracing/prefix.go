@@ -15,6 +15,12 @@ import (
 // replays each transaction once, not half the block per request. Every
 // traced transaction leaves its block's state after it, which is kept.
 //
+// A kept state reads what it did not load through its reader, which for a
+// recent block is one of the path database's in-memory layers: that layer
+// goes stale once 128 blocks were sealed after it. A state is therefore
+// used only while its block is within prefixWindow blocks of the head, half
+// of that.
+//
 // A StateDB has no size to ask for, so each kept state is counted at an
 // estimate from what it loaded (its AccountLoaded and StorageLoaded, which
 // a copy starts at zero): accountBytes per account, slotBytes per storage
@@ -30,6 +36,7 @@ type Prefixes struct {
 }
 
 const (
+	prefixWindow = 64
 	accountBytes = 1024
 	slotBytes    = 256
 	txBytes      = 256
@@ -38,8 +45,9 @@ const (
 // prefix is a block's state before its transaction next. The cache owns
 // state and never runs anything on it: a trace takes a copy.
 type prefix struct {
-	block common.Hash
-	next  int
+	block  common.Hash
+	number uint64
+	next   int
 	state *state.StateDB
 	size  int64
 }
@@ -51,8 +59,8 @@ func NewPrefixes(limit int64) *Prefixes {
 
 // nearest returns a copy of the kept state of block before its transaction
 // k, the largest k at most n, k, and the state's estimated size; nil when
-// none is kept.
-func (p *Prefixes) nearest(block common.Hash, n int) (*state.StateDB, int, int64) {
+// none is kept, or the block is no longer within prefixWindow of head.
+func (p *Prefixes) nearest(block common.Hash, n int, head uint64) (*state.StateDB, int, int64) {
 	if p == nil {
 		return nil, 0, 0
 	}
@@ -60,6 +68,10 @@ func (p *Prefixes) nearest(block common.Hash, n int) (*state.StateDB, int, int64
 	defer p.mu.Unlock()
 	var best *list.Element
 	for k, e := range p.byBlock[block] {
+		if e.Value.(*prefix).number+prefixWindow <= head {
+			p.evict(e) // its reader may be stale
+			continue
+		}
 		if k <= n && (best == nil || k > best.Value.(*prefix).next) {
 			best = e
 		}
@@ -73,9 +85,9 @@ func (p *Prefixes) nearest(block common.Hash, n int) (*state.StateDB, int, int64
 	return kept.state.Copy(), kept.next, kept.size
 }
 
-// keep takes st, block's state before its transaction next, of estimated
-// size, into the cache; the caller must not use st again.
-func (p *Prefixes) keep(block common.Hash, next int, st *state.StateDB, size int64) {
+// keep takes st, the state of block number before its transaction next, of
+// estimated size, into the cache; the caller must not use st again.
+func (p *Prefixes) keep(block common.Hash, number uint64, next int, st *state.StateDB, size int64) {
 	if p == nil || next == 0 || size > p.limit {
 		return
 	}
@@ -87,7 +99,7 @@ func (p *Prefixes) keep(block common.Hash, next int, st *state.StateDB, size int
 	if p.byBlock[block] == nil {
 		p.byBlock[block] = make(map[int]*list.Element)
 	}
-	p.byBlock[block][next] = p.lru.PushFront(&prefix{block: block, next: next, state: st, size: size})
+	p.byBlock[block][next] = p.lru.PushFront(&prefix{block: block, number: number, next: next, state: st, size: size})
 	p.size += size
 	for p.size > p.limit {
 		p.evict(p.lru.Back())

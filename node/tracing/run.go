@@ -46,8 +46,10 @@ type Env struct {
 	// what gives them back; nil keeps go-ethereum's.
 	Precompiles func(evm *vm.EVM) (release func())
 	// Prefixes, when set, keeps sealed blocks' states after traced
-	// transactions, from which later traces of the same block replay.
+	// transactions, from which later traces of the same block replay;
+	// Head is the chain's head, which bounds how old a kept state may be.
 	Prefixes *Prefixes
+	Head     uint64
 }
 
 // TooLargeError says how big a response may be and what to ask instead.
