@@ -48,8 +48,8 @@ type prefix struct {
 	block  common.Hash
 	number uint64
 	next   int
-	state *state.StateDB
-	size  int64
+	state  *state.StateDB
+	size   int64
 }
 
 // NewPrefixes keeps up to limit bytes (estimated) of states; 0 keeps none.

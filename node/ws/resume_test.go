@@ -62,4 +62,3 @@ func TestSubscriptionAfter(t *testing.T) {
 		})
 	}
 }
-
