@@ -153,6 +153,16 @@ func frameLen(b []byte) int {
 // send frames m and writes or queues it; false when the connection is
 // closing or was just closed as too slow. It never blocks on the socket.
 func (c *conn) send(m outMsg) bool {
+	// Deflated before the lock: a large answer takes milliseconds, which
+	// a shard delivering to this connection would otherwise wait out.
+	var z []byte
+	if c.deflate && len(m.payload.b) >= minDeflate {
+		if m.sub != nil {
+			z = m.payload.deflatedResult(&c.hub.deflater)
+		} else {
+			z = c.hub.deflater.deflate(m.payload.b)
+		}
+	}
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	if c.closing {
@@ -163,9 +173,9 @@ func (c *conn) send(m outMsg) bool {
 		c.closeLocked(websocket.ClosePolicyViolation, c.hub.cfg.slowReason())
 		return false
 	}
-	switch deflate := c.deflate && len(m.payload.b) >= minDeflate; {
-	case m.sub != nil && deflate:
-		c.appendDeflatedNotification(m)
+	switch {
+	case m.sub != nil && z != nil:
+		c.appendDeflatedNotification(m.sub, z)
 	case m.sub != nil:
 		n := len(notifyPrefix) + len(m.sub.id) + len(notifyMiddle) + len(m.payload.b) + len(notifySuffix)
 		c.buf = appendFrameHeader(c.buf, opText, n)
@@ -174,8 +184,7 @@ func (c *conn) send(m outMsg) bool {
 		c.buf = append(c.buf, notifyMiddle...)
 		c.buf = append(c.buf, m.payload.b...)
 		c.buf = append(c.buf, notifySuffix...)
-	case deflate:
-		z := c.hub.deflater.deflate(m.payload.b)
+	case z != nil:
 		c.buf = appendFrameHeader(c.buf, opText|rsv1, len(z))
 		c.buf = append(c.buf, z...)
 	default:
@@ -187,15 +196,15 @@ func (c *conn) send(m outMsg) bool {
 	return true
 }
 
-// appendDeflatedNotification frames m deflated: its envelope's start as a
-// stored block, then its result deflated once for every subscriber.
-func (c *conn) appendDeflatedNotification(m outMsg) {
-	z := m.payload.deflatedResult(&c.hub.deflater)
-	head := len(notifyPrefix) + len(m.sub.id) + len(notifyMiddle)
+// appendDeflatedNotification frames a notification to sub whose result,
+// with the envelope's end, deflated to z: the envelope's start as a stored
+// block, then z, shared by every subscriber.
+func (c *conn) appendDeflatedNotification(sub *subscription, z []byte) {
+	head := len(notifyPrefix) + len(sub.id) + len(notifyMiddle)
 	c.buf = appendFrameHeader(c.buf, opText|rsv1, storedHeader+head+len(z))
 	c.buf = appendStoredHeader(c.buf, head) // a subscription id is short
 	c.buf = append(c.buf, notifyPrefix...)
-	c.buf = append(c.buf, m.sub.id...)
+	c.buf = append(c.buf, sub.id...)
 	c.buf = append(c.buf, notifyMiddle...)
 	c.buf = append(c.buf, z...)
 }
