@@ -43,15 +43,12 @@ func (e *Explorer) findTx(snap *pending.Snapshot, hash common.Hash) (foundTx, er
 		}
 	}
 	bc := e.deps.Chain.BlockChain()
-	if entry, tx := bc.GetCanonicalTransaction(hash); tx != nil && entry.BlockIndex <= snap.Head.NumberU64() {
-		header := bc.GetHeader(entry.BlockHash, entry.BlockIndex)
-		if header != nil {
-			receipt, err := bc.GetCanonicalReceipt(tx, entry.BlockHash, entry.BlockIndex, entry.Index)
-			if err != nil {
-				return foundTx{}, fmt.Errorf("receipt of %s: %w", hash.Hex(), err)
-			}
-			return foundTx{tx: tx, status: statusSealed, header: header, index: int(entry.Index), receipt: receipt}, nil
+	if tx, block, index := e.deps.Chain.CanonicalTx(hash, snap.Head.NumberU64()); tx != nil {
+		receipt, err := bc.GetCanonicalReceipt(tx, block.Hash(), block.NumberU64(), uint64(index))
+		if err != nil {
+			return foundTx{}, fmt.Errorf("receipt of %s: %w", hash.Hex(), err)
 		}
+		return foundTx{tx: tx, status: statusSealed, header: block.Header(), index: index, receipt: receipt}, nil
 	}
 	if tx := e.deps.Pool.Get(hash); tx != nil {
 		return foundTx{tx: tx, status: statusPool}, nil

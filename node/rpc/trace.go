@@ -184,20 +184,15 @@ func (s *Server) txBlock(r *request, hash common.Hash) (*tracing.Block, int, err
 			return b, i, err
 		}
 	}
-	bc := s.b.Chain.BlockChain()
-	entry, tx := bc.GetCanonicalTransaction(hash)
-	if tx == nil || entry.BlockIndex > r.snap.Head.NumberU64() {
-		if r.snap.Head.NumberU64() > 0 && !bc.TxIndexDone() {
+	tx, block, index := s.b.Chain.CanonicalTx(hash, r.snap.Head.NumberU64())
+	if tx == nil {
+		if r.snap.Head.NumberU64() > 0 && !s.b.Chain.BlockChain().TxIndexDone() {
 			return nil, 0, errTxIndexing
 		}
 		return nil, 0, errTxNotFound
 	}
-	block := bc.GetBlock(entry.BlockHash, entry.BlockIndex)
-	if block == nil {
-		return nil, 0, errTxNotFound
-	}
 	b, err := s.sealedTraceBlock(r, block)
-	return b, int(entry.Index), err
+	return b, index, err
 }
 
 // numberedTraceBlock is the sealed block bp names, with go-ethereum's
