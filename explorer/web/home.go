@@ -57,6 +57,7 @@ func (e *Explorer) home(r *request) (result, error) {
 			blocks = append(blocks, b)
 		}
 	}
+	blocks = e.withHead(blocks, head)
 	d := homeData{Head: snap.HeadHeader, Stats: computeStats(blocks), NextBaseFee: snap.Pending.Header.BaseFee, Now: r.now, Size: e.cfg.HomeSize}
 	blocks = blocks[:min(len(blocks), e.cfg.HomeSize)]
 	d.Blocks = blocks
@@ -65,6 +66,38 @@ func (e *Explorer) home(r *request) (result, error) {
 	}
 	d.Pending = e.pendingRows(r)
 	return result{page: "home", title: "Explorer", data: d}, nil
+}
+
+// withHead puts in front of blocks, the ring's newest first, the blocks up
+// to head that it lacks: the ring hears of a block just after the snapshot
+// that made it the head is published, and a page rendered in between shows
+// that snapshot's head. They are read from the chain, at most a page's
+// worth.
+func (e *Explorer) withHead(blocks []*blockSummary, head uint64) []*blockSummary {
+	from := head + 1 - min(head+1, uint64(e.cfg.HomeSize))
+	if len(blocks) > 0 {
+		from = max(from, blocks[0].Number+1)
+	}
+	if from > head {
+		return blocks
+	}
+	prev := []txRow(nil)
+	if len(blocks) > 0 {
+		prev = blocks[0].Recent
+	}
+	bc := e.deps.Chain.BlockChain()
+	var missed []*blockSummary
+	for n := from; n <= head; n++ {
+		block := bc.GetBlockByNumber(n)
+		if block == nil {
+			break
+		}
+		s := summarize(e.deps.Chain.Config(), block, time.Now(), e.cfg.HomeSize, e.decoder.methodName)
+		s.Recent = recentRows(s.Last, prev, e.cfg.HomeSize)
+		prev = s.Recent
+		missed = append([]*blockSummary{s}, missed...)
+	}
+	return append(missed, blocks...)
 }
 
 // homeFragmentPath serves the parts of the home page that follow the chain

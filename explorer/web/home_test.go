@@ -2,6 +2,7 @@ package web
 
 import (
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -96,4 +97,31 @@ func TestLatestTransactionsFarBack(t *testing.T) {
 		t.Errorf("after a start: %d latest transactions, want 5:\n%s", n, latest)
 	}
 	rowOf(t, latest, e.hostile.Hash())
+}
+
+// The ring hears of a sealed block just after the snapshot that made it
+// the head: a page rendered in between reads the blocks the ring lacks
+// from the chain, so that its latest blocks start at its head.
+func TestHomeFillsWhatTheRingLacks(t *testing.T) {
+	e := newExplorerChain(t)
+	head := e.WaitSealed(e.tokenTransfer) + 1
+	e.WaitFor("the block after the token transfer's", func(s *pending.Snapshot) bool { return s.Head.NumberU64() >= head })
+	var lacking []*blockSummary
+	for _, b := range e.ex.recent.load() {
+		if b.Number <= head-2 {
+			lacking = append(lacking, b)
+		}
+	}
+	blocks := e.ex.withHead(lacking, head)
+	for i, b := range blocks[:e.ex.cfg.HomeSize] {
+		if b.Number != head-uint64(i) {
+			t.Fatalf("block %d of the list is %d, want %d", i, b.Number, head-uint64(i))
+		}
+	}
+	if !slices.ContainsFunc(blocks[0].Recent, func(r txRow) bool { return r.Hash == e.tokenTransfer.Hash() }) {
+		t.Fatalf("the latest transactions lack the token transfer of a block the ring lacked: %v", blocks[0].Recent)
+	}
+	if got := e.ex.withHead(blocks, head); len(got) != len(blocks) {
+		t.Fatalf("a ring that holds the head was given %d more blocks", len(got)-len(blocks))
+	}
 }

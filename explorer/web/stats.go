@@ -82,13 +82,19 @@ func (r *ring) add(s *blockSummary) {
 	if len(old) > 0 {
 		prev = old[0].Recent
 	}
-	s.Recent = make([]txRow, 0, r.keep)
-	s.Recent = append(s.Recent, s.Last[:min(len(s.Last), r.keep)]...)
-	s.Recent = append(s.Recent, prev[:min(len(prev), r.keep-len(s.Recent))]...)
+	s.Recent = recentRows(s.Last, prev, r.keep)
 	next := make([]*blockSummary, 0, min(len(old)+1, ringSize))
 	next = append(next, s)
 	next = append(next, old[:min(len(old), ringSize-1)]...)
 	r.blocks.Store(&next)
+}
+
+// recentRows is a block's Recent: its last transactions, then its
+// predecessor's Recent (prev), keep in all.
+func recentRows(last, prev []txRow, keep int) []txRow {
+	rows := make([]txRow, 0, keep)
+	rows = append(rows, last[:min(len(last), keep)]...)
+	return append(rows, prev[:min(len(prev), keep-len(rows))]...)
 }
 
 // load returns the summaries, newest first; do not modify them.
