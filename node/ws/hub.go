@@ -114,6 +114,11 @@ func (m *metrics) wanted(kind subKind) bool { return m.byKind[kind].Load() > 0 }
 // flashKey is a flashblock's key: its block and index.
 type flashKey struct{ number, index uint64 }
 
+// after reports whether k comes after o in the stream.
+func (k flashKey) after(o flashKey) bool {
+	return k.number > o.number || k.number == o.number && k.index > o.index
+}
+
 // New returns a hub; Run starts its broadcaster.
 func New(cfg Config, rpcServer *rpc.Server, c *chain.Chain, log *slog.Logger) *Hub {
 	h := &Hub{

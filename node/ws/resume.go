@@ -185,16 +185,31 @@ func (h *Hub) resumeFlashblocks(c *conn, sub *subscription) {
 		case <-ctx.Done():
 		}
 	}()
-	for number := sub.resumeFrom.number; !c.catchUp(sub); {
-		for p, err := range h.preconfs.Preconfirmations(ctx, number) {
+	last := flashKey{number: sub.resumeFrom.number, index: sub.resumeFrom.index}
+	for !c.catchUp(sub) {
+		progressed := false
+		for p, err := range h.preconfs.Preconfirmations(ctx, last.number) {
 			if err != nil {
-				c.close(websocket.CloseInternalServerErr, fmt.Sprintf("cannot resume newFlashblocks from block %d: %v", number, err))
+				c.close(websocket.CloseInternalServerErr, fmt.Sprintf("cannot resume newFlashblocks from block %d: %v", last.number, err))
 				return
 			}
-			number = p.Opened.Number
-			note := backlogged{number: number, index: p.Index, payload: mustJSON(loggedFlashblock(p))}
+			key := flashKey{number: p.Opened.Number, index: p.Index}
+			if !key.after(last) {
+				continue // sent already: each round reads from the opening of the last block sent
+			}
+			note := backlogged{number: key.number, index: key.index, payload: mustJSON(loggedFlashblock(p))}
 			if !c.sendHistory(sub, []backlogged{note}) {
 				return
+			}
+			last, progressed = key, true
+		}
+		if !progressed {
+			// Never expected (the log holds a pre-confirmation before it
+			// is announced): not a reason to spin.
+			select {
+			case <-c.closed:
+				return
+			case <-time.After(10 * time.Millisecond):
 			}
 		}
 	}
