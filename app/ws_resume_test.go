@@ -16,9 +16,11 @@ type logKey struct {
 	LogIndex    hexutil.Uint64 `json:"logIndex"`
 }
 
-func keyOf(t *testing.T, raw json.RawMessage) logKey {
+// keyOf decodes the fields of a notification that key it (logKey,
+// flashKey).
+func keyOf[K any](t *testing.T, raw json.RawMessage) K {
 	t.Helper()
-	var k logKey
+	var k K
 	if err := json.Unmarshal(raw, &k); err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +64,7 @@ func TestResumeAfterCutOff(t *testing.T) {
 	heads := first.waitNotes(headsSub, 1, time.Second)
 	logs := first.waitNotes(logsSub, 1, time.Second)
 	flashes := first.waitNotes(flashSub, 1, time.Second)
-	lastHead, lastLog, lastFlash := number(t, heads[len(heads)-1]), keyOf(t, logs[len(logs)-1]), flashKeyOf(t, flashes[len(flashes)-1])
+	lastHead, lastLog, lastFlash := number(t, heads[len(heads)-1]), keyOf[logKey](t, logs[len(logs)-1]), keyOf[flashKey](t, flashes[len(flashes)-1])
 	time.Sleep(5 * time.Second)
 
 	second := n.dial()
@@ -98,20 +100,20 @@ func TestResumeAfterCutOff(t *testing.T) {
 	result(t, second.call("eth_getLogs", map[string]any{"address": contract, "fromBlock": lastLog.BlockNumber, "toBlock": end}), &all)
 	var want []json.RawMessage
 	for _, l := range all {
-		if keyOf(t, l).after(lastLog) {
+		if keyOf[logKey](t, l).after(lastLog) {
 			want = append(want, l)
 		}
 	}
 	var gotLogs []json.RawMessage
 	for _, l := range second.waitNotes(resumedLogs, len(want), 10*time.Second) {
-		if keyOf(t, l).BlockNumber <= end {
+		if keyOf[logKey](t, l).BlockNumber <= end {
 			gotLogs = append(gotLogs, l)
 		}
 	}
 	if len(gotLogs) != len(want) {
 		for i, l := range gotLogs {
-			if i == 0 || !keyOf(t, l).after(keyOf(t, gotLogs[i-1])) {
-				t.Logf("resumed log %d: %+v after %+v", i, keyOf(t, l), keyOf(t, gotLogs[max(i-1, 0)]))
+			if i == 0 || !keyOf[logKey](t, l).after(keyOf[logKey](t, gotLogs[i-1])) {
+				t.Logf("resumed log %d: %+v after %+v", i, keyOf[logKey](t, l), keyOf[logKey](t, gotLogs[max(i-1, 0)]))
 			}
 		}
 		t.Fatalf("%d logs after the resume point, eth_getLogs has %d", len(gotLogs), len(want))
@@ -127,7 +129,7 @@ func TestResumeAfterCutOff(t *testing.T) {
 	upTo := func(notes []json.RawMessage) []json.RawMessage {
 		var out []json.RawMessage
 		for _, raw := range notes {
-			if k := flashKeyOf(t, raw); k.after(lastFlash) && k.Number <= end {
+			if k := keyOf[flashKey](t, raw); k.after(lastFlash) && k.Number <= end {
 				out = append(out, raw)
 			}
 		}
@@ -137,7 +139,7 @@ func TestResumeAfterCutOff(t *testing.T) {
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		notes := second.waitNotes(resumedFlashes, 1, time.Second)
-		if flashKeyOf(t, notes[len(notes)-1]).Number > end {
+		if keyOf[flashKey](t, notes[len(notes)-1]).Number > end {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -147,16 +149,16 @@ func TestResumeAfterCutOff(t *testing.T) {
 	}
 	wantFlashes := upTo(observer.waitNotes(observed, 1, time.Second))
 	gotFlashes := second.waitNotes(resumedFlashes, 1, time.Second)
-	if first := flashKeyOf(t, gotFlashes[0]); !first.after(lastFlash) {
+	if first := keyOf[flashKey](t, gotFlashes[0]); !first.after(lastFlash) {
 		t.Fatalf("resumed flashblocks start at %+v, not after %+v", first, lastFlash)
 	}
 	gotFlashes = upTo(gotFlashes)
 	if len(gotFlashes) != len(wantFlashes) {
 		for _, r := range gotFlashes {
-			t.Logf("got %+v", flashKeyOf(t, r))
+			t.Logf("got %+v", keyOf[flashKey](t, r))
 		}
 		for _, r := range wantFlashes {
-			t.Logf("want %+v", flashKeyOf(t, r))
+			t.Logf("want %+v", keyOf[flashKey](t, r))
 		}
 		t.Fatalf("%d flashblocks resumed, a subscriber never cut off got %d", len(gotFlashes), len(wantFlashes))
 	}
@@ -172,15 +174,6 @@ func TestResumeAfterCutOff(t *testing.T) {
 type flashKey struct {
 	Number hexutil.Uint64 `json:"number"`
 	Index  hexutil.Uint64 `json:"index"`
-}
-
-func flashKeyOf(t *testing.T, raw json.RawMessage) flashKey {
-	t.Helper()
-	var k flashKey
-	if err := json.Unmarshal(raw, &k); err != nil {
-		t.Fatal(err)
-	}
-	return k
 }
 
 func (k flashKey) after(o flashKey) bool {

@@ -259,8 +259,8 @@ func TestTraceTransactionMatchesGeth(t *testing.T) {
 				}
 			}
 		}
-		if p.srv.tracePrefixes.Size() == 0 {
-			t.Fatal("the traces kept no state")
+		if p.srv.tracePrefixes.Size() == 0 || p.srv.tracePrefixes.Hits() == 0 {
+			t.Fatalf("the traces kept %d bytes of states and started from one %d times", p.srv.tracePrefixes.Size(), p.srv.tracePrefixes.Hits())
 		}
 	}
 }

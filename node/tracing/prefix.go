@@ -3,6 +3,7 @@ package tracing
 import (
 	"container/list"
 	"sync"
+	"sync/atomic"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/state"
@@ -28,6 +29,7 @@ import (
 // estimate of the kept state it was copied from. The least recently used
 // go first.
 type Prefixes struct {
+	hits    atomic.Uint64 // traces that started from a kept state
 	mu      sync.Mutex
 	limit   int64
 	size    int64
@@ -80,6 +82,7 @@ func (p *Prefixes) nearest(block common.Hash, n int, head uint64) (*state.StateD
 		return nil, 0, 0
 	}
 	p.lru.MoveToFront(best)
+	p.hits.Add(1)
 	kept := best.Value.(*prefix)
 	// Copy only reads the kept state; under the lock no eviction races it.
 	return kept.state.Copy(), kept.next, kept.size
@@ -114,6 +117,9 @@ func (p *Prefixes) evict(e *list.Element) {
 		delete(p.byBlock, kept.block)
 	}
 }
+
+// Hits counts the traces that started from a kept state.
+func (p *Prefixes) Hits() uint64 { return p.hits.Load() }
 
 // Size is the estimated bytes kept.
 func (p *Prefixes) Size() int64 {
