@@ -27,6 +27,9 @@ const (
 	// kindTraceTx asks debug_traceTransaction with callTracer for the
 	// transactions given by -hashes, in turn.
 	kindTraceTx = "traceTransaction"
+	// kindTraceBlock asks debug_traceBlockByNumber with callTracer for the
+	// blocks given by -blocks, in turn.
+	kindTraceBlock = "traceBlockByNumber"
 )
 
 // mixWeights is the mix workload in percent: mostly state reads, as a wallet
@@ -90,19 +93,21 @@ type bodyGen struct {
 	addr  int
 	// hashes are the transactions kindTraceTx traces, 0x-prefixed.
 	hashes []string
+	// blocks are the blocks kindTraceBlock traces, as 0x-prefixed quantities.
+	blocks []string
 }
 
 func validKind(kind string) bool {
 	switch kind {
-	case kindGetBalance, kindCall, kindBlockNumber, kindTxCount, kindBlock, kindEstimateGas, kindMix, kindGetProof, kindTraceTx:
+	case kindGetBalance, kindCall, kindBlockNumber, kindTxCount, kindBlock, kindEstimateGas, kindMix, kindGetProof, kindTraceTx, kindTraceBlock:
 		return true
 	}
 	return false
 }
 
-func newBodyGen(kind, tag string, token common.Address, worker int, hashes []string) *bodyGen {
+func newBodyGen(kind, tag string, token common.Address, worker int, hashes, blocks []string) *bodyGen {
 	return &bodyGen{kind: kind, tag: tag, token: strings.ToLower(token.Hex()),
-		seq: uint64(worker) << 32, addr: (worker * 97) % workload.NumAddresses, hashes: hashes}
+		seq: uint64(worker) << 32, addr: (worker * 97) % workload.NumAddresses, hashes: hashes, blocks: blocks}
 }
 
 // Next appends the next request's body to dst and returns it with the kind of
@@ -166,6 +171,10 @@ func (g *bodyGen) next(dst []byte) ([]byte, string) {
 	case kindTraceTx:
 		dst = append(dst, `,"method":"debug_traceTransaction","params":["`...)
 		dst = append(dst, g.hashes[g.seq%uint64(len(g.hashes))]...)
+		dst = append(dst, `",{"tracer":"callTracer"}]}`...)
+	case kindTraceBlock:
+		dst = append(dst, `,"method":"debug_traceBlockByNumber","params":["`...)
+		dst = append(dst, g.blocks[g.seq%uint64(len(g.blocks))]...)
 		dst = append(dst, `",{"tracer":"callTracer"}]}`...)
 	default:
 		panic(fmt.Sprintf("unknown request kind %q", kind))

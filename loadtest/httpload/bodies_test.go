@@ -20,9 +20,9 @@ type request struct {
 
 func TestBodiesAreValidAndVary(t *testing.T) {
 	token := workload.Token
-	for _, kind := range []string{kindGetBalance, kindCall, kindBlockNumber, kindTxCount, kindBlock, kindEstimateGas, kindMix, kindGetProof, kindTraceTx} {
+	for _, kind := range []string{kindGetBalance, kindCall, kindBlockNumber, kindTxCount, kindBlock, kindEstimateGas, kindMix, kindGetProof, kindTraceTx, kindTraceBlock} {
 		for _, tag := range []string{"latest", "pending"} {
-			g := newBodyGen(kind, tag, token, 3, testHashes)
+			g := newBodyGen(kind, tag, token, 3, testHashes, testBlocks)
 			seen := map[string]bool{}
 			addrs := map[common.Address]bool{}
 			var buf []byte
@@ -61,7 +61,7 @@ func checkParams(t *testing.T, kind, tag string, req request, body string) (addr
 	t.Helper()
 	want := map[string]string{kindGetBalance: "eth_getBalance", kindCall: "eth_call", kindBlockNumber: "eth_blockNumber",
 		kindTxCount: "eth_getTransactionCount", kindBlock: "eth_getBlockByNumber", kindEstimateGas: "eth_estimateGas",
-		kindGetProof: "eth_getProof", kindTraceTx: "debug_traceTransaction"}[kind]
+		kindGetProof: "eth_getProof", kindTraceTx: "debug_traceTransaction", kindTraceBlock: "debug_traceBlockByNumber"}[kind]
 	if req.Method != want {
 		t.Fatalf("kind %s sent %s: %s", kind, req.Method, body)
 	}
@@ -81,6 +81,13 @@ func checkParams(t *testing.T, kind, tag string, req request, body string) (addr
 		var hash string
 		json.Unmarshal(req.Params[0], &hash)
 		if !slices.Contains(testHashes, hash) || string(req.Params[1]) != `{"tracer":"callTracer"}` {
+			t.Fatalf("trace params: %s", body)
+		}
+		return addr
+	case kindTraceBlock:
+		var number string
+		json.Unmarshal(req.Params[0], &number)
+		if !slices.Contains(testBlocks, number) || string(req.Params[1]) != `{"tracer":"callTracer"}` {
 			t.Fatalf("trace params: %s", body)
 		}
 		return addr
@@ -158,6 +165,9 @@ var slotHolders = func() map[common.Hash]common.Address {
 	return m
 }()
 
+// testBlocks are the blocks the traceBlockByNumber bodies trace.
+var testBlocks = []string{"0x1", "0x2a"}
+
 var testHashes = []string{
 	"0x1111111111111111111111111111111111111111111111111111111111111111",
 	"0x2222222222222222222222222222222222222222222222222222222222222222",
@@ -165,7 +175,7 @@ var testHashes = []string{
 }
 
 func TestMixFollowsWeights(t *testing.T) {
-	g := newBodyGen(kindMix, "latest", workload.Token, 0, nil)
+	g := newBodyGen(kindMix, "latest", workload.Token, 0, nil, nil)
 	counts := map[string]int{}
 	var buf []byte
 	for range 1000 {
@@ -181,7 +191,7 @@ func TestMixFollowsWeights(t *testing.T) {
 }
 
 func BenchmarkBodyGen(b *testing.B) {
-	g := newBodyGen(kindCall, "latest", workload.Token, 0, nil)
+	g := newBodyGen(kindCall, "latest", workload.Token, 0, nil, nil)
 	buf := make([]byte, 0, 512)
 	b.ReportAllocs()
 	for range b.N {
@@ -197,6 +207,26 @@ func TestParseConns(t *testing.T) {
 	for _, bad := range []string{"", "0", "4,x", "-1"} {
 		if _, err := parseConns(bad); err == nil {
 			t.Errorf("parseConns(%q) accepted", bad)
+		}
+	}
+}
+
+func TestParseBlocks(t *testing.T) {
+	tests := []struct {
+		blocks string
+		want   []string
+		err    bool
+	}{
+		{"1", []string{"0x1"}, false},
+		{"1, 0x2a,300", []string{"0x1", "0x2a", "0x12c"}, false},
+		{"", nil, true},
+		{"latest", nil, true},
+		{"-1", nil, true},
+	}
+	for _, tt := range tests {
+		got, err := parseBlocks(Config{Method: kindTraceBlock, Blocks: tt.blocks})
+		if (err != nil) != tt.err || !slices.Equal(got, tt.want) {
+			t.Errorf("parseBlocks(%q) = %v, %v; want %v, error %v", tt.blocks, got, err, tt.want, tt.err)
 		}
 	}
 }

@@ -4,7 +4,6 @@
 package httpload
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -43,6 +42,8 @@ type Config struct {
 	Bust     bool   // pages: a query parameter of its own per request
 	Hashes   string // traceTransaction: a file of transaction hashes, one per line
 	hashes   []string
+	Blocks   string // traceBlockByNumber: comma-separated block numbers
+	blocks   []string
 }
 
 // Flags registers the http mode's flags on fs and returns the Config they
@@ -50,7 +51,7 @@ type Config struct {
 func Flags(fs *flag.FlagSet) *Config {
 	c := new(Config)
 	fs.StringVar(&c.URL, "url", "http://127.0.0.1:8545", "JSON-RPC HTTP endpoint")
-	fs.StringVar(&c.Method, "method", kindGetBalance, "getBalance | call | blockNumber | getTransactionCount | getBlockByNumber | estimateGas | mix | getProof (eth_getProof of -token's balance slot of each read address) | traceTransaction (debug_traceTransaction with callTracer of each -hashes transaction in turn) | rest (GETs of the Tokenized Stocks REST API: the token list, the chains, each token's total supply) | pages (GETs of -paths in turn: explorer pages, any GET)")
+	fs.StringVar(&c.Method, "method", kindGetBalance, "getBalance | call | blockNumber | getTransactionCount | getBlockByNumber | estimateGas | mix | getProof (eth_getProof of -token's balance slot of each read address) | traceTransaction (debug_traceTransaction with callTracer of each -hashes transaction in turn) | traceBlockByNumber (debug_traceBlockByNumber with callTracer of each -blocks block in turn) | rest (GETs of the Tokenized Stocks REST API: the token list, the chains, each token's total supply) | pages (GETs of -paths in turn: explorer pages, any GET)")
 	fs.StringVar(&c.Tag, "tag", "latest", "block tag of the requests: latest | pending")
 	fs.StringVar(&c.Conns, "c", "64", "keep-alive connections; a list (1,4,16,64,256) runs each in turn")
 	fs.DurationVar(&c.Duration, "duration", 6*time.Second, "measurement time per connection count")
@@ -60,6 +61,7 @@ func Flags(fs *flag.FlagSet) *Config {
 	fs.DurationVar(&c.Timeout, "timeout", 10*time.Second, "read and write timeout of one request")
 	fs.StringVar(&c.Paths, "paths", "/", "with -method pages: comma-separated paths to GET in turn, e.g. /,/tokens,/block/1")
 	fs.StringVar(&c.Hashes, "hashes", "", "with -method traceTransaction: a file of transaction hashes (0x-prefixed, one per line) to trace in turn")
+	fs.StringVar(&c.Blocks, "blocks", "", "with -method traceBlockByNumber: comma-separated block numbers (decimal or 0x-prefixed) to trace in turn")
 	fs.BoolVar(&c.Bust, "bust", false, "with -method pages: add a query parameter of its own (n=<i>) to every request, so no cache of the server's answers it twice")
 	fs.Float64Var(&c.Rate, "rate", 0, "requests/s to offer in all, spread evenly over the connections (0: each connection sends its next request as soon as the last is answered); latency is still timed from each actual send, so a server that cannot keep up shows as a lower rate, not as queueing inside the generator")
 	return c
@@ -147,10 +149,13 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 		return report, err
 	}
 	if !validKind(cfg.Method) && cfg.Method != kindREST && cfg.Method != kindPages {
-		return report, fmt.Errorf("-method %q: want getBalance, call, blockNumber, getTransactionCount, getBlockByNumber, estimateGas, mix, getProof, traceTransaction, rest or pages", cfg.Method)
+		return report, fmt.Errorf("-method %q: want getBalance, call, blockNumber, getTransactionCount, getBlockByNumber, estimateGas, mix, getProof, traceTransaction, traceBlockByNumber, rest or pages", cfg.Method)
 	}
 	var err error
 	if cfg.hashes, err = readHashes(cfg); err != nil {
+		return report, err
+	}
+	if cfg.blocks, err = parseBlocks(cfg); err != nil {
 		return report, err
 	}
 	if cfg.Tag != "latest" && cfg.Tag != "pending" {
@@ -246,7 +251,7 @@ func runHTTPOnce(ctx context.Context, cfg Config, conns int) (RunReport, error) 
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			gen := newBodyGen(cfg.Method, cfg.Tag, token, w, cfg.hashes)
+			gen := newBodyGen(cfg.Method, cfg.Tag, token, w, cfg.hashes, cfg.blocks)
 			req, resp := fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
 			defer fasthttp.ReleaseRequest(req)
 			defer fasthttp.ReleaseResponse(resp)
@@ -292,7 +297,7 @@ func runHTTPOnce(ctx context.Context, cfg Config, conns int) (RunReport, error) 
 				case resp.StatusCode() != fasthttp.StatusOK:
 					st.httpErr++
 					st.sample(fmt.Sprintf("HTTP %d: %.200s", resp.StatusCode(), resp.Body()))
-				case paths == nil && (bytes.Contains(resp.Body(), rpcclient.ErrorMember) || !bytes.Contains(resp.Body(), rpcclient.ResultMember)):
+				case paths == nil && rpcclient.IsErrorAnswer(resp.Body()):
 					st.rpcErr++
 					st.sample(fmt.Sprintf("%s: %.200s", kind, resp.Body()))
 				default:
@@ -358,4 +363,28 @@ func readHashes(cfg Config) ([]string, error) {
 		return nil, fmt.Errorf("-hashes %s: no hashes", cfg.Hashes)
 	}
 	return hashes, nil
+}
+
+// parseBlocks reads the -blocks list of the traceBlockByNumber workload
+// into 0x-prefixed quantities.
+func parseBlocks(cfg Config) ([]string, error) {
+	if cfg.Method != kindTraceBlock {
+		return nil, nil
+	}
+	var blocks []string
+	for _, field := range strings.Split(cfg.Blocks, ",") {
+		field = strings.TrimSpace(field)
+		if field == "" {
+			continue
+		}
+		n, err := strconv.ParseUint(field, 0, 64)
+		if err != nil {
+			return nil, fmt.Errorf("-blocks: %q is not a block number", field)
+		}
+		blocks = append(blocks, "0x"+strconv.FormatUint(n, 16))
+	}
+	if len(blocks) == 0 {
+		return nil, errors.New("-method traceBlockByNumber needs -blocks N[,N...]: the blocks to trace")
+	}
+	return blocks, nil
 }

@@ -3,6 +3,7 @@
 package rpcclient
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"math/big"
@@ -201,3 +202,14 @@ var (
 	ErrorMember  = []byte(`"error"`)
 	ResultMember = []byte(`"result"`)
 )
+
+// IsErrorAnswer reports whether body, one JSON-RPC response, answers with
+// an error rather than a result, without decoding it. A result may itself
+// hold an "error" member (a callTracer frame of a reverted call does), so
+// the answer is whichever of the two members comes first: the envelope's
+// own members precede anything inside the result.
+func IsErrorAnswer(body []byte) bool {
+	r := bytes.Index(body, ResultMember)
+	e := bytes.Index(body, ErrorMember)
+	return r < 0 || (e >= 0 && e < r)
+}

@@ -15,3 +15,22 @@ func TestNormalizeReject(t *testing.T) {
 		}
 	}
 }
+
+func TestIsErrorAnswer(t *testing.T) {
+	tests := []struct {
+		body string
+		want bool
+	}{
+		{`{"jsonrpc":"2.0","id":1,"result":"0x1"}`, false},
+		{`{"jsonrpc":"2.0","id":1,"error":{"code":-32000,"message":"x"}}`, true},
+		{`{"jsonrpc":"2.0","id":1,"result":{"type":"CALL","error":"out of gas"}}`, false},
+		{`{"id":1,"error":{"code":-32000,"message":"no \"result\""},"jsonrpc":"2.0"}`, true},
+		{`{"jsonrpc":"2.0","id":1}`, true},
+		{``, true},
+	}
+	for _, tt := range tests {
+		if got := IsErrorAnswer([]byte(tt.body)); got != tt.want {
+			t.Errorf("IsErrorAnswer(%s) = %v, want %v", tt.body, got, tt.want)
+		}
+	}
+}
