@@ -24,7 +24,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/valyala/fasthttp"
 )
 
@@ -38,21 +37,16 @@ type config struct {
 	conns, rounds                    int
 	flood, ceiling, trace            bool
 	pacedRate, floodPacedRate        float64
-	// traceTxs are the transactions the traceTransaction workload traces,
-	// traceChain the block holding them (geth imports it), traceHashes
-	// their hashes (loadtest -hashes); set by run when cfg.trace.
-	traceTxs                types.Transactions
-	traceChain, traceHashes string
+	// chains is the directory of the bundled trace chains; traceChains
+	// are the chains the trace workloads run on, set by run when
+	// cfg.trace (tracechains.go).
+	chains      string
+	traceChains []traceChain
 }
 
 // workloads are the read measurements, each at cfg.conns connections.
-// traceTransaction comes first, right after the traced transactions are
-// sealed: on geth they are in block 1 of a chain that never grows, so on
-// the others they are traced while their blocks are among the newest 128,
-// whose states a full node keeps whole (stocknode reads older ones from its
-// state history, which a fresh node is still indexing for a minute).
+// The trace workloads run on chains of their own (tracechains.go).
 var workloads = []struct{ method, tag string }{
-	{"traceTransaction", "latest"},
 	{"getBalance", "latest"},
 	{"getBalance", "pending"},
 	{"call", "latest"},
@@ -62,7 +56,7 @@ var workloads = []struct{ method, tag string }{
 }
 
 // traceWorkload reports whether -trace=false leaves a workload out.
-func traceWorkload(method string) bool { return method == "getProof" || method == "traceTransaction" }
+func traceWorkload(method string) bool { return method == "getProof" }
 
 // pacedWorkloads are measured again at one offered rate for every server:
 // unpaced, a faster server is offered more requests, and on a machine it
@@ -93,7 +87,8 @@ func main() {
 	flag.DurationVar(&cfg.blockTime, "block-time", 200*time.Millisecond, "block time of stocknode and anvil")
 	flag.IntVar(&cfg.conns, "c", 64, "keep-alive connections of the read workloads")
 	flag.IntVar(&cfg.rounds, "rounds", 2, "rounds of the read workloads and the flood over all servers, interleaved (each round restarts the servers and starts one server later in -servers, wrapping around, so that no server always runs first); the table shows each workload's best round, for a machine shared with other work")
-	flag.BoolVar(&cfg.trace, "trace", true, "also measure eth_getProof (the token's account and a balance slot) and debug_traceTransaction with callTracer (256 token transfers sent first; geth imports them as block 1)")
+	flag.BoolVar(&cfg.trace, "trace", true, "also measure eth_getProof (the token's account and a balance slot), and debug_traceTransaction and debug_traceBlockByNumber with callTracer on two imported chains (a block of 256 token transfers; the execution-apis test chain), on stocknode and geth (anvil cannot import a chain)")
+	flag.StringVar(&cfg.chains, "chains", "compare/chains", "directory of the bundled trace chains (execution-apis/genesis.json, chain.rlp)")
 	flag.BoolVar(&cfg.ceiling, "ceiling", true, "also measure fasthttp returning a constant body (the setup's ceiling)")
 	flag.Float64Var(&cfg.pacedRate, "paced-rate", 10_000, "offered requests/s of the latency comparison at one load (0: skip it); below every server's capacity")
 	flag.Float64Var(&cfg.floodPacedRate, "flood-paced-rate", 5_000, "offered transfers/s of a second flood after the first (0: skip it), below the chain's capacity (1,428 transfers a 30M-gas block, 7,142/s at 200 ms blocks), so that its times to pending and latest measure the sequencer rather than a backlog")

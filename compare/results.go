@@ -56,6 +56,9 @@ type serverResult struct {
 	FloodPaced *floodResult `json:"floodPaced,omitempty"`
 	Error      string       `json:"error,omitempty"`
 	LoadAvg    []string     `json:"loadAverageAtStart"`
+	// TraceDigests are, by trace chain, a digest of the server's
+	// callTracer traces of the chain's blocks (traceDigest).
+	TraceDigests map[string]string `json:"traceDigests,omitempty"`
 }
 
 type results struct {

@@ -31,7 +31,7 @@ func run(ctx context.Context, cfg config) error {
 	}
 	logf("genesis %s; work directory %s", genesis, cfg.work)
 	if cfg.trace {
-		if err := prepareTrace(&cfg); err != nil {
+		if err := prepareTraceChains(&cfg); err != nil {
 			return err
 		}
 	}
@@ -63,8 +63,12 @@ func run(ctx context.Context, cfg config) error {
 				break
 			}
 			measureServer(ctx, cfg, &res.Servers[i], genesis, round, round == res.Rounds)
+			if cfg.trace && importsChains(res.Servers[i].Name) {
+				measureTraceChains(ctx, cfg, &res.Servers[i], round)
+			}
 		}
 	}
+	checkTraces(res)
 	res.Seconds = time.Since(res.Started).Seconds()
 	res.LoadAvg[1] = procstat.LoadAvg()
 	data, _ := json.MarshalIndent(res, "", "  ")
@@ -141,19 +145,14 @@ func measureServer(ctx context.Context, cfg config, sr *serverResult, genesis st
 	if !check("before") {
 		return
 	}
-	traced := cfg.trace && setupTrace(cfg, sr, srv)
 	for _, w := range workloads {
 		if ctx.Err() != nil {
 			return
 		}
-		var extra []string
-		switch {
-		case traceWorkload(w.method) && !cfg.trace, w.method == "traceTransaction" && !traced:
+		if traceWorkload(w.method) && !cfg.trace {
 			continue
-		case w.method == "traceTransaction":
-			extra = []string{"-hashes", cfg.traceHashes}
 		}
-		r, err := measureRead(ctx, cfg, srv.url, srv.cmd.Process.Pid, w.method, w.tag, extra...)
+		r, err := measureRead(ctx, cfg, srv.url, srv.cmd.Process.Pid, w.method, w.tag)
 		if err != nil {
 			sr.Error = err.Error()
 			return

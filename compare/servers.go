@@ -46,7 +46,45 @@ func versionOf(bin string, args ...string) string {
 	return "?"
 }
 
+// serverSpec is a server to start: name's binary with args (for
+// stocknode, the port and verbosity are added), its log named after label.
+type serverSpec struct {
+	name, label string
+	args        []string
+	datadir     string // geth's; made by the caller
+}
+
+// startServer starts name on the comparison genesis, as the read
+// workloads and the flood measure it.
 func startServer(ctx context.Context, cfg config, name, genesis string) (*server, error) {
+	spec := serverSpec{name: name, label: name}
+	switch name {
+	case "stocknode", baseName:
+		spec.args = []string{"--dev", "--genesis", genesis, "--block-time", cfg.blockTime.String()}
+	case "geth":
+		spec.datadir = filepath.Join(cfg.work, "geth-data")
+		os.RemoveAll(spec.datadir)
+		init := exec.CommandContext(ctx, cfg.geth, append(gethCommon(spec.datadir), "init", genesis)...)
+		if out, err := init.CombinedOutput(); err != nil {
+			return nil, fmt.Errorf("geth init: %v: %s", err, out)
+		}
+	case "anvil":
+		secs := strconv.FormatFloat(cfg.blockTime.Seconds(), 'f', -1, 64)
+		// --silent: anvil otherwise prints every request's method name, which costs it throughput.
+		spec.args = []string{"--init", genesis, "--block-time", secs, "--silent"}
+	default:
+		return nil, fmt.Errorf("unknown server %q (stocknode, "+baseName+", geth or anvil)", name)
+	}
+	return startSpec(ctx, cfg, spec)
+}
+
+// gethCommon are the flags of every geth command on datadir.
+func gethCommon(datadir string) []string {
+	return []string{"--datadir", datadir, "--nodiscover", "--maxpeers", "0", "--nat", "none", "--ipcdisable", "--verbosity", "2"}
+}
+
+// startSpec starts spec's server on a free port and waits until it answers.
+func startSpec(ctx context.Context, cfg config, spec serverSpec) (*server, error) {
 	port, err := freePort()
 	if err != nil {
 		return nil, err
@@ -54,48 +92,30 @@ func startServer(ctx context.Context, cfg config, name, genesis string) (*server
 	srv := &server{url: fmt.Sprintf("http://127.0.0.1:%d", port), done: make(chan struct{})}
 	var args []string
 	var bin string
-	switch name {
+	switch spec.name {
 	case "stocknode", baseName:
 		bin, srv.version = cfg.stocknode, "this tree"
-		if name == baseName {
+		if spec.name == baseName {
 			bin, srv.version = cfg.baseline, "baseline "+cfg.baseline
 		}
-		args = []string{"--dev", "--genesis", genesis, "--block-time", cfg.blockTime.String(),
-			"--http.port", strconv.Itoa(port), "--verbosity", "2"}
+		args = append(spec.args, "--http.port", strconv.Itoa(port), "--verbosity", "2")
 	case "geth":
 		bin = cfg.geth
 		srv.version = versionOf(bin, "version")
-		data := filepath.Join(cfg.work, "geth-data")
-		os.RemoveAll(data)
-		common := []string{"--datadir", data, "--nodiscover", "--maxpeers", "0", "--nat", "none", "--ipcdisable", "--verbosity", "2"}
-		init := exec.CommandContext(ctx, bin, append(append([]string{}, common...), "init", genesis)...)
-		if out, err := init.CombinedOutput(); err != nil {
-			return nil, fmt.Errorf("geth init: %v: %s", err, out)
-		}
-		if cfg.traceChain != "" {
-			imp := exec.CommandContext(ctx, bin, append(append([]string{}, common...), "import", cfg.traceChain)...)
-			if out, err := imp.CombinedOutput(); err != nil {
-				return nil, fmt.Errorf("geth import %s: %v: %s", cfg.traceChain, err, out)
-			}
-		}
 		p2p, _ := freePort()
 		auth, _ := freePort()
-		args = append(common, "--syncmode", "full", "--networkid", strconv.Itoa(chainID),
+		args = append(gethCommon(spec.datadir), "--syncmode", "full", "--networkid", strconv.Itoa(chainID),
 			"--port", strconv.Itoa(p2p), "--authrpc.port", strconv.Itoa(auth),
 			"--http", "--http.addr", "127.0.0.1", "--http.port", strconv.Itoa(port), "--http.api", "eth,net,web3,debug")
 	case "anvil":
 		bin = cfg.anvil
 		srv.version = versionOf(bin, "--version")
-		secs := strconv.FormatFloat(cfg.blockTime.Seconds(), 'f', -1, 64)
-		// --silent: anvil otherwise prints every request's method name, which costs it throughput.
-		args = []string{"--init", genesis, "--block-time", secs, "--host", "127.0.0.1", "--port", strconv.Itoa(port), "--silent"}
-	default:
-		return nil, fmt.Errorf("unknown server %q (stocknode, "+baseName+", geth or anvil)", name)
+		args = append(spec.args, "--host", "127.0.0.1", "--port", strconv.Itoa(port))
 	}
 	if bin == "" {
-		return nil, fmt.Errorf("no %s binary given", name)
+		return nil, fmt.Errorf("no %s binary given", spec.name)
 	}
-	logPath := filepath.Join(cfg.work, name+".log")
+	logPath := filepath.Join(cfg.work, strings.ReplaceAll(spec.label, " ", "-")+".log")
 	logFile, err := os.Create(logPath)
 	if err != nil {
 		return nil, err
@@ -109,23 +129,32 @@ func startServer(ctx context.Context, cfg config, name, genesis string) (*server
 		return nil, err
 	}
 	go func() { srv.cmd.Wait(); close(srv.done) }()
+	if err := srv.awaitAnswer(ctx, spec.label, logPath); err != nil {
+		return nil, err
+	}
+	return srv, nil
+}
+
+// awaitAnswer waits up to a minute for the server's first answer.
+func (srv *server) awaitAnswer(ctx context.Context, label, logPath string) error {
 	deadline := time.Now().Add(60 * time.Second)
 	for {
 		var n hexutil.Uint64
 		if err := rpcCall(srv.url, &n, "eth_blockNumber"); err == nil {
-			return srv, nil
+			return nil
 		}
 		select {
 		case <-srv.done:
-			return nil, fmt.Errorf("%s exited at start (%v): %s", name, srv.cmd.ProcessState, tail(logPath))
+			srv.logFile.Close()
+			return fmt.Errorf("%s exited at start (%v): %s", label, srv.cmd.ProcessState, tail(logPath))
 		case <-ctx.Done():
 			srv.stop()
-			return nil, ctx.Err()
+			return ctx.Err()
 		case <-time.After(100 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {
 			srv.stop()
-			return nil, fmt.Errorf("%s did not answer on %s within 60s: %s", name, srv.url, tail(logPath))
+			return fmt.Errorf("%s did not answer on %s within 60s: %s", label, srv.url, tail(logPath))
 		}
 	}
 }

@@ -100,7 +100,7 @@ func printTables(w io.Writer, cfg config, res *results) {
 	}
 	fmt.Fprintln(tw, header)
 	var notes []string
-	for _, wl := range workloads {
+	for _, wl := range tableWorkloads(cfg) {
 		line := wl.method + " " + wl.tag + "\t"
 		for _, s := range res.Servers {
 			r := s.read(wl.method, wl.tag)
@@ -160,7 +160,7 @@ func printTables(w io.Writer, cfg config, res *results) {
 	fmt.Fprintln(w, "\nCPU cores used during each workload: server + load generator")
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "workload\t"+strings.Join(names, "\t")+"\t")
-	for _, wl := range workloads {
+	for _, wl := range tableWorkloads(cfg) {
 		line := wl.method + " " + wl.tag + "\t"
 		for _, s := range res.Servers {
 			if r := s.read(wl.method, wl.tag); r != nil {
@@ -177,10 +177,14 @@ func printTables(w io.Writer, cfg config, res *results) {
 		printFlood(w, cfg, res)
 	}
 
-	fmt.Fprint(w, "\ncorrectness (dev account balance, ETH and ERC-20 balances at latest and pending; trace: the traced transactions in a block and a callTracer trace of the first):")
+	fmt.Fprint(w, "\ncorrectness (dev account balance, ETH and ERC-20 balances at latest and pending; trace CHAIN: callTracer traces of every block of the chain, the same as geth's):")
+	phases := []string{"before", "afterReads", "afterFlood"}
+	for _, c := range traceChains {
+		phases = append(phases, "trace "+c)
+	}
 	for _, s := range res.Servers {
 		var parts []string
-		for _, phase := range []string{"before", "trace", "afterReads", "afterFlood"} {
+		for _, phase := range phases {
 			if c, ok := s.Checks[phase]; ok {
 				parts = append(parts, phase+" "+c)
 			}
@@ -304,4 +308,19 @@ func floodRow(tw io.Writer, label string, f *floodResult) (reasons []string) {
 		reasons = append(reasons, fmt.Sprintf("%s rejected %d: %s", label, f.RejectedBy[m], m))
 	}
 	return reasons
+}
+
+// tableWorkloads are the rows of the tables: the read workloads, then
+// each trace workload on each trace chain (tagged by the chain's name).
+func tableWorkloads(cfg config) []struct{ method, tag string } {
+	rows := append([]struct{ method, tag string }{}, workloads...)
+	if !cfg.trace {
+		return rows
+	}
+	for _, chain := range traceChains {
+		for _, method := range traceWorkloads {
+			rows = append(rows, struct{ method, tag string }{method, chain})
+		}
+	}
+	return rows
 }

@@ -6,9 +6,6 @@ import (
 	"fmt"
 	"math/big"
 	"os"
-	"path/filepath"
-	"strings"
-	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
@@ -22,56 +19,15 @@ import (
 	"github.com/stocknode/stocknode/loadtest/workload"
 )
 
-// The traced transactions: traceTxCount LoadToken transfers of 0 tokens
-// from the development account traceSender to fresh addresses. The flood
-// funds from the first workload.FloodFunders accounts and checkState reads
-// the last one, so neither sees them; a transfer of 0 changes no balance
-// the checks read.
+// The transactions of the transfers trace chain: traceTxCount token
+// transfers of 0 tokens from the development account traceSender to fresh
+// addresses, all in block 1.
 const (
 	traceTxCount = 256
 	traceSender  = 8
 )
 
-// prepareTrace signs the traced transactions and writes the block geth
-// imports and the hashes loadtest traces into the work directory.
-func prepareTrace(cfg *config) error {
-	txs, err := traceTxs()
-	if err != nil {
-		return err
-	}
-	cfg.traceTxs = txs
-	cfg.traceChain = filepath.Join(cfg.work, "trace-chain.rlp")
-	cfg.traceHashes = filepath.Join(cfg.work, "trace-hashes.txt")
-	if err := writeTraceChain(cfg.traceChain, txs); err != nil {
-		return err
-	}
-	return writeHashes(cfg.traceHashes, txs)
-}
-
-// setupTrace puts the traced transactions into srv's chain (geth imported
-// them at start; the others are sent them) and checks a trace; a failure
-// is recorded in sr.Checks["trace"] and leaves the trace workloads out.
-func setupTrace(cfg config, sr *serverResult, srv *server) bool {
-	err := error(nil)
-	if sr.Name != "geth" {
-		err = sendTraceTxs(srv.url, cfg.traceTxs)
-	}
-	if err == nil {
-		err = checkTrace(srv.url, cfg.traceTxs)
-	}
-	if err != nil {
-		logf("%s: the trace workloads are left out: %v", sr.Name, err)
-		sr.Checks["trace"] = err.Error()
-		return false
-	}
-	if _, failed := sr.Checks["trace"]; !failed {
-		sr.Checks["trace"] = "ok"
-	}
-	return true
-}
-
-// traceTxs signs the traced transactions; every server gets the same bytes,
-// so every server traces the same hashes.
+// traceTxs signs the transfers chain's transactions.
 func traceTxs() (types.Transactions, error) {
 	key := workload.DevKey(traceSender)
 	signer := types.LatestSignerForChainID(big.NewInt(chainID))
@@ -94,8 +50,7 @@ func traceTxs() (types.Transactions, error) {
 }
 
 // writeTraceChain writes block 1 of the comparison chain holding txs, in
-// geth's export format, for `geth import`: geth seals no blocks of its own
-// without a consensus client, so it gets its transactions this way.
+// geth's export format, for the servers' import.
 func writeTraceChain(path string, txs types.Transactions) error {
 	data, err := genesisJSON()
 	if err != nil {
@@ -138,71 +93,4 @@ func generateBlock(gspec *core.Genesis, txs types.Transactions) (blocks []*types
 		}
 	}
 	return blocks, nil
-}
-
-// writeHashes writes txs' hashes, one per line, for loadtest -hashes.
-func writeHashes(path string, txs types.Transactions) error {
-	var b strings.Builder
-	for _, tx := range txs {
-		b.WriteString(tx.Hash().Hex())
-		b.WriteByte('\n')
-	}
-	return os.WriteFile(path, []byte(b.String()), 0o644)
-}
-
-// sendTraceTxs sends txs to a server that seals blocks and waits until the
-// last is in a block and succeeded.
-func sendTraceTxs(url string, txs types.Transactions) error {
-	for _, tx := range txs {
-		raw, err := tx.MarshalBinary()
-		if err != nil {
-			return err
-		}
-		var hash common.Hash
-		if err := rpcCall(url, &hash, "eth_sendRawTransaction", hexutil.Bytes(raw)); err != nil {
-			return fmt.Errorf("send traced transaction: %w", err)
-		}
-	}
-	return waitTraced(url, txs[len(txs)-1].Hash(), 30*time.Second)
-}
-
-// waitTraced waits until hash has a successful receipt.
-func waitTraced(url string, hash common.Hash, timeout time.Duration) error {
-	deadline := time.Now().Add(timeout)
-	for {
-		var receipt *struct {
-			Status hexutil.Uint64 `json:"status"`
-		}
-		if err := rpcCall(url, &receipt, "eth_getTransactionReceipt", hash); err != nil {
-			return err
-		}
-		if receipt != nil {
-			if receipt.Status != 1 {
-				return fmt.Errorf("traced transaction %s failed", hash)
-			}
-			return nil
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("traced transaction %s not in a block after %v", hash, timeout)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-}
-
-// checkTrace checks a callTracer trace of the first traced transaction: a
-// CALL from the sender to the token that did not fail.
-func checkTrace(url string, txs types.Transactions) error {
-	var frame struct {
-		Type  string         `json:"type"`
-		From  common.Address `json:"from"`
-		To    common.Address `json:"to"`
-		Error string         `json:"error"`
-	}
-	if err := rpcCall(url, &frame, "debug_traceTransaction", txs[0].Hash(), map[string]any{"tracer": "callTracer"}); err != nil {
-		return err
-	}
-	if frame.Type != "CALL" || frame.From != workload.DevAddress(traceSender) || frame.To != workload.Token || frame.Error != "" {
-		return fmt.Errorf("callTracer of %s: %+v, want a CALL from %s to %s without error", txs[0].Hash(), frame, workload.DevAddress(traceSender), workload.Token)
-	}
-	return nil
 }

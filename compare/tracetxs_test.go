@@ -11,8 +11,9 @@ import (
 	"github.com/ethereum/go-ethereum/rlp"
 )
 
-// TestTraceChain checks the block geth imports: every traced transaction
-// in it, in order.
+// TestTraceChain checks the transfers chain the servers import: every
+// transfer in block 1, in order, and the hashes and block the workloads
+// trace.
 func TestTraceChain(t *testing.T) {
 	txs, err := traceTxs()
 	if err != nil {
@@ -40,11 +41,31 @@ func TestTraceChain(t *testing.T) {
 		}
 	}
 	hashes := filepath.Join(dir, "hashes")
-	if err := writeHashes(hashes, txs); err != nil {
+	numbers, err := listChain(path, hashes)
+	if err != nil {
 		t.Fatal(err)
 	}
 	got, _ := os.ReadFile(hashes)
 	if lines := strings.Fields(string(got)); len(lines) != traceTxCount || lines[0] != txs[0].Hash().Hex() {
 		t.Fatalf("hashes file: %d lines, first %q", len(lines), lines[0])
+	}
+	if len(numbers) != 1 || numbers[0] != 1 {
+		t.Fatalf("blocks with transactions: %v, want [1]", numbers)
+	}
+}
+
+// The bundled execution-apis chain lists its 249 transactions over 54
+// blocks.
+func TestListExecutionAPIsChain(t *testing.T) {
+	hashes := filepath.Join(t.TempDir(), "hashes")
+	numbers, err := listChain(filepath.Join("chains", "execution-apis", "chain.rlp"), hashes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(hashes); len(strings.Fields(string(got))) != 249 {
+		t.Fatalf("%d transactions listed, want 249", len(strings.Fields(string(got))))
+	}
+	if len(numbers) != 54 || numbers[0] != 1 || numbers[53] != 54 {
+		t.Fatalf("blocks with transactions: %v, want 1 to 54", numbers)
 	}
 }
