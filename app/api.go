@@ -16,6 +16,7 @@ import (
 func (n *Node) startAPI() error {
 	n.capConns()
 	n.cfg.HTTP.Logger = n.logger
+	n.cfg.Calls.Lend = n.producesNoBlocks
 	n.calls = callbound.New(n.cfg.Calls)
 	n.cfg.RPC.BlockTime = n.cfg.Sequencer.BlockTime // eth_simulateV1 spaces its blocks by it
 	// A sender is shown the chain before its block for the receipt hold:
@@ -106,3 +107,12 @@ func (n *Node) WSStats() (conns, subs int64, slowDropped uint64) {
 
 // HTTPAddr is the address the JSON-RPC endpoint listens on.
 func (n *Node) HTTPAddr() string { return n.http.Addr().String() }
+
+// producesNoBlocks reports whether the node produces no blocks now: a
+// replica, a standby, or a node started without blocks (--block-time 0).
+// The slot the call bound keeps from heavy clients is for block production
+// as much as for short calls, so such a node lends it to them while no
+// short call waits (callbound.Config.Lend).
+func (n *Node) producesNoBlocks() bool {
+	return n.cfg.Sequencer.BlockTime == 0 || n.role() != roleSequencer
+}

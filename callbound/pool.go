@@ -17,7 +17,12 @@
 //     clients whose calls are short, and the CPUs it stands for for block
 //     production and cheap reads. A task cannot be paused once it runs, so
 //     a client's first heavy call may still take the last slot; its next
-//     ones may not. Short calls, however many, use every slot;
+//     ones may not. Short calls, however many, use every slot. A node
+//     that produces no blocks lends heavy clients that slot while no
+//     other client's call waits (Config.Lend); a short call that comes
+//     meanwhile runs at once, beside them, in a slot kept for that;
+//   - a client is heavy by the CPU its task used, not the time it took,
+//     when the task says so (Caller.ThreadCPU), as traces do;
 //   - waiting callers are served round-robin by client (Caller.Key), so a
 //     client with a thousand calls queued delays another client's call by
 //     at most one call per client ahead of it, not by its whole backlog;
@@ -76,6 +81,13 @@ type Config struct {
 	// PerClient is the most tasks one client (Caller.Key) may have running
 	// or waiting; 0 sets no share.
 	PerClient int
+	// Lend, when set and true, lets heavy clients take the slot kept from
+	// them while no other client's task waits for a slot: the node needs
+	// no CPU for block production (a replica, a standby, a node without
+	// blocks). A task of another client that comes meanwhile does not wait
+	// for the borrowed slot to be given back: it runs beside the heavy
+	// ones, sharing the CPUs with them, in a slot the pool keeps for that.
+	Lend func() bool
 }
 
 // DefaultWorkers is Workers' default on this machine.
@@ -90,6 +102,14 @@ type Caller struct {
 	Deadline time.Time
 	// Peer reports whether the client hung up; nil means it cannot tell.
 	Peer interface{ Gone() bool }
+	// ThreadCPU judges whether the client is heavy by the CPU time its
+	// task uses, read from the task's thread, rather than by the time the
+	// task runs, which a task waiting for a busy CPU also spends. Reading
+	// a thread's clock costs about two microseconds of system calls a
+	// task here: worth it for tasks of a millisecond or more, such as
+	// traces, not for an eth_call of tens of microseconds, which would
+	// need twenty milliseconds of waiting to count as heavy.
+	ThreadCPU bool
 }
 
 const (
@@ -115,6 +135,7 @@ const (
 type Bound struct {
 	workers, queue, perClient int
 	reserve                   int // slots heavy clients may not take: 1 with two workers or more
+	lend                      func() bool
 	heavyAfter, heavyMemory   time.Duration
 
 	mu         sync.Mutex
@@ -173,21 +194,26 @@ func New(cfg Config) *Bound {
 	if cfg.Queue <= 0 {
 		cfg.Queue = 1024
 	}
+	reserve := min(1, cfg.Workers-1)
+	// The slots past Workers are run only by other clients' tasks while
+	// heavy clients have borrowed the reserve (Lend).
+	slots := cfg.Workers + reserve
 	p := &Bound{
 		workers:     cfg.Workers,
 		queue:       cfg.Queue,
 		perClient:   max(0, cfg.PerClient),
-		reserve:     min(1, cfg.Workers-1),
+		reserve:     reserve,
+		lend:        cfg.Lend,
 		heavyAfter:  heavyAfter,
 		heavyMemory: heavyMemory,
-		slots:       make([]slot, cfg.Workers),
-		tasks:       make([]*Task, cfg.Workers),
-		free:        make([]int32, cfg.Workers),
+		slots:       make([]slot, slots),
+		tasks:       make([]*Task, slots),
+		free:        make([]int32, slots),
 		clients:     make(map[netip.Addr]*client),
 		heavy:       make(map[netip.Addr]time.Time),
 	}
 	for i := range p.free {
-		p.free[i] = int32(cfg.Workers - 1 - i)
+		p.free[i] = int32(slots - 1 - i)
 		p.tasks[i] = new(Task)
 	}
 	p.waiters.New = func() any { return &waiter{ready: make(chan error, 1)} }
@@ -209,8 +235,23 @@ func (p *Bound) Do(c Caller, limit time.Duration, fn func(t *Task)) error {
 	if err != nil {
 		return err
 	}
-	defer p.release(idx)
-	fn(p.tasks[idx])
+	t := p.tasks[idx]
+	if !c.ThreadCPU || !threadCPU {
+		defer p.release(idx, false)
+		fn(t)
+		return nil
+	}
+	// Locked to its thread, the task's CPU time is the thread's, which the
+	// monitor reads to tell a heavy client (ranHeavy).
+	runtime.LockOSThread()
+	t.onThread()
+	defer func() {
+		used, measured := t.cpuUsed()
+		t.clock.Store(0)
+		runtime.UnlockOSThread()
+		p.release(idx, measured && used >= p.heavyAfter)
+	}()
+	fn(t)
 	return nil
 }
 
@@ -293,9 +334,14 @@ func (p *Bound) start(idx int32, c Caller, cl *client, limit time.Duration, now 
 }
 
 // release gives slot idx to the next waiting task that may start, or
-// frees it.
-func (p *Bound) release(idx int32) {
+// frees it. heavy says the finished task used heavyAfter of CPU: a task
+// judged by its CPU time may reach that between two of the monitor's
+// ticks.
+func (p *Bound) release(idx int32, heavy bool) {
 	p.mu.Lock()
+	if heavy {
+		p.heavy[p.slots[idx].caller.Key] = time.Now().Add(p.heavyMemory)
+	}
 	if cl := p.slots[idx].client; cl != nil {
 		cl.tasks--
 		p.forget(cl)
@@ -344,15 +390,15 @@ func (p *Bound) next(startable bool) *waiter {
 	return nil
 }
 
-// mayStart reports whether a task of key may take a free slot: any task
-// may, but a heavy client's only while heavy clients hold fewer than
-// Workers-reserve slots. The caller holds mu.
+// mayStart reports whether a task of key may start now. While fewer than
+// Workers run, any task may, but a heavy client's only while heavy clients
+// hold fewer than Workers-reserve slots, or, when the reserve may be lent,
+// no other client's task waits. Past Workers, only another client's task
+// may start, in the slots heavy clients borrowed. The caller holds mu.
 func (p *Bound) mayStart(key netip.Addr) bool {
-	if p.reserve == 0 || len(p.heavy) == 0 {
-		return true
-	}
-	if _, heavy := p.heavy[key]; !heavy {
-		return true
+	running := len(p.slots) - len(p.free)
+	if len(p.heavy) == 0 {
+		return running < p.workers
 	}
 	held := 0
 	for i := range p.slots {
@@ -360,7 +406,28 @@ func (p *Bound) mayStart(key netip.Addr) bool {
 			held++
 		}
 	}
-	return held < p.workers-p.reserve
+	share := p.workers - p.reserve
+	if _, heavy := p.heavy[key]; !heavy {
+		return running < p.workers+min(p.reserve, max(0, held-share))
+	}
+	switch {
+	case running >= p.workers:
+		return false
+	case held < share:
+		return true
+	}
+	return p.lend != nil && p.lend() && !p.othersWait()
+}
+
+// othersWait reports whether a task of a client that is not heavy waits;
+// the caller holds mu.
+func (p *Bound) othersWait() bool {
+	for _, cl := range p.ring {
+		if _, heavy := p.heavy[cl.key]; !heavy {
+			return true
+		}
+	}
+	return false
 }
 
 // unqueue removes cl's i-th waiting task; the caller holds mu.
@@ -445,7 +512,7 @@ func (p *Bound) Heavy() int {
 // gone) so far.
 func (p *Bound) Stats() (running, waiting int, rejected, dropped uint64) {
 	p.mu.Lock()
-	running, waiting = p.workers-len(p.free), p.waiting
+	running, waiting = len(p.slots)-len(p.free), p.waiting
 	p.mu.Unlock()
 	return running, waiting, p.rejected.Load(), p.dropped.Load()
 }

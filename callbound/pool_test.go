@@ -267,7 +267,7 @@ func TestHeavyClientsLeaveASlot(t *testing.T) {
 	p.heavyAfter, p.heavyMemory = time.Millisecond, 200*time.Millisecond
 	release := make(chan struct{})
 	first := make(chan struct{})
-	go p.Do(Caller{Key: clientA}, 0, func(*Task) { close(first); <-release })
+	go p.Do(Caller{Key: clientA}, 0, func(*Task) { close(first); spinUntil(release) })
 	<-first
 	eventually(t, "client A counts as heavy", func() bool { return p.Heavy() == 1 })
 
@@ -301,7 +301,7 @@ func TestHeavyClientsLeaveASlot(t *testing.T) {
 func TestHeavyClientWithOneWorker(t *testing.T) {
 	p := New(Config{Workers: 1, Queue: 8})
 	p.heavyAfter = time.Millisecond
-	if err := p.Do(Caller{Key: clientA}, 0, func(*Task) { time.Sleep(20 * time.Millisecond) }); err != nil {
+	if err := p.Do(Caller{Key: clientA}, 0, func(*Task) { spinFor(20 * time.Millisecond) }); err != nil {
 		t.Fatal(err)
 	}
 	eventually(t, "client A counts as heavy", func() bool { return p.Heavy() == 1 })
@@ -309,4 +309,91 @@ func TestHeavyClientWithOneWorker(t *testing.T) {
 	if err := p.Do(Caller{Key: clientA}, 0, func(*Task) { ran = true }); err != nil || !ran {
 		t.Fatalf("heavy client with one worker: %v, ran %v", err, ran)
 	}
+}
+
+// A task that waits rather than computes does not make its client heavy,
+// however long it runs: heavy is CPU used, which block production and the
+// other clients would miss, not time taken.
+func TestWaitingIsNotHeavy(t *testing.T) {
+	if !threadCPU {
+		t.Skip("a thread's CPU time is not readable here: running time stands in")
+	}
+	p := New(Config{Workers: 2, Queue: 8})
+	p.heavyAfter = 2 * tick // the time before the monitor's first look counts as CPU
+	if err := p.Do(Caller{Key: clientA, ThreadCPU: true}, 0, func(*Task) { time.Sleep(60 * time.Millisecond) }); err != nil {
+		t.Fatal(err)
+	}
+	if n := p.Heavy(); n != 0 {
+		t.Fatalf("a client whose task slept 60 ms counts as heavy (%d heavy clients), want none", n)
+	}
+	if err := p.Do(Caller{Key: clientA, ThreadCPU: true}, 0, func(*Task) { spinFor(60 * time.Millisecond) }); err != nil {
+		t.Fatal(err)
+	}
+	if n := p.Heavy(); n != 1 {
+		t.Fatalf("a client whose task computed for 60 ms: %d heavy clients, want 1", n)
+	}
+}
+
+// spinFor computes for d of wall time, as a heavy call does.
+func spinFor(d time.Duration) {
+	for end := time.Now().Add(d); time.Now().Before(end); {
+	}
+}
+
+// spinUntil computes until done is closed.
+func spinUntil(done <-chan struct{}) {
+	for !closed(done) {
+	}
+}
+
+func closed(done <-chan struct{}) bool {
+	select {
+	case <-done:
+		return true
+	default:
+		return false
+	}
+}
+
+// Where the reserve may be lent, a heavy client alone takes every slot;
+// another client's call that comes meanwhile runs at once beside them, and
+// while it waits the heavy client may not borrow.
+func TestHeavyClientBorrowsTheReserve(t *testing.T) {
+	var lend atomic.Bool
+	lend.Store(true)
+	p := New(Config{Workers: 2, Queue: 8, Lend: lend.Load})
+	p.heavyAfter, p.heavyMemory = time.Millisecond, time.Minute
+	release := make(chan struct{})
+	var started sync.WaitGroup
+	started.Add(1)
+	go p.Do(Caller{Key: clientA}, 0, func(*Task) { started.Done(); <-release })
+	started.Wait()
+	eventually(t, "client A counts as heavy", func() bool { return p.Heavy() == 1 })
+
+	started.Add(1)
+	go p.Do(Caller{Key: clientA}, 0, func(*Task) { started.Done(); <-release })
+	started.Wait() // the reserve, lent: both Workers slots are A's
+	ran := false
+	if err := p.Do(Caller{Key: clientB}, 0, func(*Task) { ran = true }); err != nil || !ran {
+		t.Fatalf("client B's call beside the borrowed slot: %v, ran %v", err, ran)
+	}
+	if running, _, _, _ := p.Stats(); running != 2 {
+		t.Fatalf("%d tasks running after B's, want A's 2", running)
+	}
+
+	third := make(chan struct{})
+	go p.Do(Caller{Key: clientA}, 0, func(*Task) { close(third) })
+	waitFor(t, p, 1) // past Workers: A waits
+	close(release)
+	<-third
+
+	// Without lending, the reserve stays kept from A.
+	lend.Store(false)
+	hold := make(chan struct{})
+	defer close(hold)
+	started.Add(1)
+	go p.Do(Caller{Key: clientA}, 0, func(*Task) { started.Done(); <-hold })
+	started.Wait()
+	go p.Do(Caller{Key: clientA}, 0, func(*Task) {})
+	waitFor(t, p, 1)
 }
