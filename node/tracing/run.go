@@ -1,7 +1,6 @@
 package tracing
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -156,7 +155,7 @@ func (e *Env) run(cfg *Config, tx *types.Transaction, msg *core.Message, txctx *
 	defer e.Task.Unwatch()
 
 	st.SetTxContext(txctx.TxHash, txctx.TxIndex, uint32(txctx.TxIndex+1))
-	_, _, err = core.ApplyTransactionWithEVM(context.Background(), msg, core.NewGasPool(msg.GasLimit), st, vmctx.BlockNumber, txctx.BlockHash, vmctx.Time, tx, evm)
+	_, err = applyTx(evm, msg, st, vmctx.BlockNumber, txctx.BlockHash, vmctx.Time, tx)
 	if cause := e.Task.Err(); cause != nil {
 		return nil, cause
 	}
