@@ -34,7 +34,7 @@ type config struct {
 	servers                          string
 	duration, warmup, floodDuration  time.Duration
 	blockTime                        time.Duration
-	conns, rounds                    int
+	conns, rounds, transfers         int
 	flood, ceiling, trace            bool
 	pacedRate, floodPacedRate        float64
 	// chains is the directory of the bundled trace chains; traceChains
@@ -88,6 +88,7 @@ func main() {
 	flag.IntVar(&cfg.conns, "c", 64, "keep-alive connections of the read workloads")
 	flag.IntVar(&cfg.rounds, "rounds", 2, "rounds of the read workloads and the flood over all servers, interleaved (each round restarts the servers and starts one server later in -servers, wrapping around, so that no server always runs first); the table shows each workload's best round, for a machine shared with other work")
 	flag.BoolVar(&cfg.trace, "trace", true, "also measure eth_getProof (the token's account and a balance slot), and debug_traceTransaction and debug_traceBlockByNumber with callTracer on two imported chains (a block of 256 token transfers; the execution-apis test chain), on stocknode and geth (anvil cannot import a chain)")
+	flag.IntVar(&cfg.transfers, "transfers", traceTxCount, "token transfers in the transfers trace chain's one block (at most 1,000: the block's 30M gas)")
 	flag.StringVar(&cfg.chains, "chains", "compare/chains", "directory of the bundled trace chains (execution-apis/genesis.json, chain.rlp)")
 	flag.BoolVar(&cfg.ceiling, "ceiling", true, "also measure fasthttp returning a constant body (the setup's ceiling)")
 	flag.Float64Var(&cfg.pacedRate, "paced-rate", 10_000, "offered requests/s of the latency comparison at one load (0: skip it); below every server's capacity")
@@ -108,6 +109,10 @@ func main() {
 			os.Exit(1)
 		}
 		return
+	}
+	if cfg.transfers < 1 || cfg.transfers > 1000 {
+		fmt.Fprintf(os.Stderr, "compare: -transfers %d: want 1 to 1,000 (a transfer takes 28,518 gas of the block's 30M)\n", cfg.transfers)
+		os.Exit(2)
 	}
 	cfg.flood = cfg.floodDuration > 0
 	cfg.servers = withBaseline(cfg.servers, cfg.baseline)

@@ -36,8 +36,8 @@ type traceChain struct {
 // traceWorkloads run on every trace chain, tagged by its name.
 var traceWorkloads = []string{"traceTransaction", "traceBlockByNumber"}
 
-// traceChains names the trace chains: transfers (block 1 holds the 256
-// token transfers of tracetxs.go: a heavy block, where tracing a
+// traceChains names the trace chains: transfers (block 1 holds the
+// -transfers token transfers of tracetxs.go, 256 by default: a heavy block, where tracing a
 // transaction replays the ones before it) and execution-apis (the
 // execution-apis test chain: 249 transactions of every type over 54
 // blocks, under every fork from Frontier's rules to Osaka's).
@@ -46,7 +46,7 @@ var traceChains = []string{"transfers", "execution-apis"}
 // prepareTraceChains writes the transfers chain into the work directory
 // and lists both chains' transactions and blocks.
 func prepareTraceChains(cfg *config) error {
-	txs, err := traceTxs()
+	txs, err := traceTxs(cfg.transfers)
 	if err != nil {
 		return err
 	}

@@ -19,20 +19,21 @@ import (
 	"github.com/stocknode/stocknode/loadtest/workload"
 )
 
-// The transactions of the transfers trace chain: traceTxCount token
-// transfers of 0 tokens from the development account traceSender to fresh
-// addresses, all in block 1.
+// The transactions of the transfers trace chain: -transfers (traceTxCount
+// by default) token transfers of 0 tokens from the development account
+// traceSender to fresh addresses, all in block 1. A transfer takes 28,518
+// gas: 1,000 fit the genesis's 30M.
 const (
 	traceTxCount = 256
 	traceSender  = 8
 )
 
-// traceTxs signs the transfers chain's transactions.
-func traceTxs() (types.Transactions, error) {
+// traceTxs signs the transfers chain's n transactions.
+func traceTxs(n int) (types.Transactions, error) {
 	key := workload.DevKey(traceSender)
 	signer := types.LatestSignerForChainID(big.NewInt(chainID))
 	token := workload.Token
-	txs := make(types.Transactions, traceTxCount)
+	txs := make(types.Transactions, n)
 	for i := range txs {
 		to := common.BigToAddress(big.NewInt(int64(0x7ace_0000 + i)))
 		data := append(hexutil.MustDecode("0x"+workload.TransferSelector), common.LeftPadBytes(to[:], 32)...)
