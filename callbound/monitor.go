@@ -63,7 +63,7 @@ func (p *Bound) scan(now time.Time) ([]cancellation, []suspect) {
 		case !s.busy:
 			continue
 		}
-		if p.ranHeavy(s, p.tasks[i], now) {
+		if now.Sub(s.start) >= p.heavyAfter {
 			// Marked while it runs, so the client's next calls wait for
 			// a slot heavy clients may take.
 			p.heavy[s.caller.Key] = now.Add(p.heavyMemory)
@@ -89,22 +89,6 @@ func (p *Bound) scan(now time.Time) ([]cancellation, []suspect) {
 		}
 	}
 	return cancels, suspects
-}
-
-// ranHeavy reports whether slot s's task t has run heavyAfter, or, for a
-// Caller.ThreadCPU task, used heavyAfter of CPU; the caller holds mu.
-// Running time misjudges long tasks on a machine whose CPUs are all busy:
-// a task of a millisecond's work can take twenty to finish, waiting for a
-// CPU, and its client counts as heavy for what the others cost (64
-// clients tracing 1 ms blocks on two cores were all held to one slot, and
-// a third of the CPUs stood idle). Where a thread's clock cannot be read,
-// the running time stands in.
-func (p *Bound) ranHeavy(s *slot, t *Task, now time.Time) bool {
-	if !threadCPU || !s.caller.ThreadCPU {
-		return now.Sub(s.start) >= p.heavyAfter
-	}
-	used, ok := t.cpuUsed()
-	return ok && used >= p.heavyAfter
 }
 
 // expireHeavy forgets clients no longer heavy, and starts their waiting

@@ -21,8 +21,6 @@
 //     that produces no blocks lends heavy clients that slot while no
 //     other client's call waits (Config.Lend); a short call that comes
 //     meanwhile runs at once, beside them, in a slot kept for that;
-//   - a client is heavy by the CPU its task used, not the time it took,
-//     when the task says so (Caller.ThreadCPU), as traces do;
 //   - waiting callers are served round-robin by client (Caller.Key), so a
 //     client with a thousand calls queued delays another client's call by
 //     at most one call per client ahead of it, not by its whole backlog;
@@ -102,14 +100,6 @@ type Caller struct {
 	Deadline time.Time
 	// Peer reports whether the client hung up; nil means it cannot tell.
 	Peer interface{ Gone() bool }
-	// ThreadCPU judges whether the client is heavy by the CPU time its
-	// task uses, read from the task's thread, rather than by the time the
-	// task runs, which a task waiting for a busy CPU also spends. Reading
-	// a thread's clock costs about two microseconds of system calls a
-	// task here: worth it for tasks of a millisecond or more, such as
-	// traces, not for an eth_call of tens of microseconds, which would
-	// need twenty milliseconds of waiting to count as heavy.
-	ThreadCPU bool
 }
 
 const (
@@ -235,23 +225,8 @@ func (p *Bound) Do(c Caller, limit time.Duration, fn func(t *Task)) error {
 	if err != nil {
 		return err
 	}
-	t := p.tasks[idx]
-	if !c.ThreadCPU || !threadCPU {
-		defer p.release(idx, false)
-		fn(t)
-		return nil
-	}
-	// Locked to its thread, the task's CPU time is the thread's, which the
-	// monitor reads to tell a heavy client (ranHeavy).
-	runtime.LockOSThread()
-	t.onThread()
-	defer func() {
-		used, measured := t.cpuUsed()
-		t.clock.Store(0)
-		runtime.UnlockOSThread()
-		p.release(idx, measured && used >= p.heavyAfter)
-	}()
-	fn(t)
+	defer p.release(idx)
+	fn(p.tasks[idx])
 	return nil
 }
 
@@ -334,14 +309,9 @@ func (p *Bound) start(idx int32, c Caller, cl *client, limit time.Duration, now 
 }
 
 // release gives slot idx to the next waiting task that may start, or
-// frees it. heavy says the finished task used heavyAfter of CPU: a task
-// judged by its CPU time may reach that between two of the monitor's
-// ticks.
-func (p *Bound) release(idx int32, heavy bool) {
+// frees it.
+func (p *Bound) release(idx int32) {
 	p.mu.Lock()
-	if heavy {
-		p.heavy[p.slots[idx].caller.Key] = time.Now().Add(p.heavyMemory)
-	}
 	if cl := p.slots[idx].client; cl != nil {
 		cl.tasks--
 		p.forget(cl)

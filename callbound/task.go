@@ -1,10 +1,6 @@
 package callbound
 
-import (
-	"sync"
-	"sync/atomic"
-	"time"
-)
+import "sync"
 
 // Canceler is work a task can stop: go-ethereum's *vm.EVM is one.
 type Canceler interface{ Cancel() }
@@ -17,36 +13,6 @@ type Task struct {
 	gen      uint64 // which task of the slot this is
 	cause    error  // why it was stopped; nil while it may run
 	watching Canceler
-	// clock is the CPU-time clock of the thread the task runs on
-	// (threadClock), 0 until the task's goroutine is locked to it and
-	// again once it lets go; cpu0 is the thread's CPU time, in
-	// nanoseconds, when the task started on it (stored before clock).
-	clock atomic.Int32
-	cpu0  atomic.Int64
-}
-
-// onThread records the calling thread, to which the task's goroutine is
-// locked, as the task's: from now on its CPU time is the task's.
-func (t *Task) onThread() {
-	clock := threadClock()
-	ns, ok := cpuTime(clock)
-	if !ok {
-		return // judged by its running time
-	}
-	t.cpu0.Store(ns)
-	t.clock.Store(clock)
-}
-
-// cpuUsed is the CPU time the task has used on its thread; ok is false
-// before the task is on its thread, after it left it, or when the clock
-// cannot be read.
-func (t *Task) cpuUsed() (used time.Duration, ok bool) {
-	clock := t.clock.Load()
-	if clock == 0 {
-		return 0, false
-	}
-	ns, ok := cpuTime(clock)
-	return time.Duration(ns - t.cpu0.Load()), ok
 }
 
 // Watch makes c stop when the task is cancelled (at once if it already
@@ -80,7 +46,6 @@ func (t *Task) Err() error {
 func (t *Task) begin(gen uint64) {
 	t.mu.Lock()
 	t.gen, t.cause, t.watching = gen, nil, nil
-	t.clock.Store(0)
 	t.mu.Unlock()
 }
 

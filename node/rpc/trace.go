@@ -142,12 +142,7 @@ func (s *Server) traceBlock(r *request, b *tracing.Block, cfg *tracing.Config) e
 // on a client's input too, on a goroutine nothing else recovers.
 func (s *Server) traced(r *request, fn func(env *tracing.Env) error) error {
 	var err error
-	// A trace takes a millisecond or more: the microsecond it costs to
-	// judge its client by the CPU it uses, not by its running time, is
-	// worth it (callbound.Caller.ThreadCPU).
-	caller := r.caller()
-	caller.ThreadCPU = true
-	if berr := s.b.Calls.Do(caller, 0, func(task *callbound.Task) {
+	if berr := s.b.Calls.Do(r.caller(), 0, func(task *callbound.Task) {
 		defer func() {
 			if p := recover(); p != nil {
 				err = fmt.Errorf("tracing failed: %v", p)
