@@ -66,6 +66,19 @@ func (p *Prefixes) nearest(block common.Hash, n int, head uint64) (*state.StateD
 	if p == nil {
 		return nil, 0, 0
 	}
+	kept := p.pick(block, n, head)
+	if kept == nil {
+		return nil, 0, 0
+	}
+	// A kept state is never written again and Copy only reads it, so
+	// copies, which take tens of microseconds for a block's worth of
+	// accounts, are made outside the lock, side by side; an eviction
+	// meanwhile only forgets the state.
+	return kept.state.Copy(), kept.next, kept.size
+}
+
+// pick finds the kept state nearest returns a copy of.
+func (p *Prefixes) pick(block common.Hash, n int, head uint64) *prefix {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	var best *list.Element
@@ -79,13 +92,11 @@ func (p *Prefixes) nearest(block common.Hash, n int, head uint64) (*state.StateD
 		}
 	}
 	if best == nil {
-		return nil, 0, 0
+		return nil
 	}
 	p.lru.MoveToFront(best)
 	p.hits.Add(1)
-	kept := best.Value.(*prefix)
-	// Copy only reads the kept state; under the lock no eviction races it.
-	return kept.state.Copy(), kept.next, kept.size
+	return best.Value.(*prefix)
 }
 
 // keep takes st, the state of block number before its transaction next, of
