@@ -77,17 +77,11 @@ func checkParams(t *testing.T, kind, tag string, req request, body string) (addr
 		if string(req.Params[1]) != "false" {
 			t.Fatalf("hydrated: %s", body)
 		}
-	case kindTraceTx:
-		var hash string
-		json.Unmarshal(req.Params[0], &hash)
-		if !slices.Contains(testHashes, hash) || string(req.Params[1]) != `{"tracer":"callTracer"}` {
-			t.Fatalf("trace params: %s", body)
-		}
-		return addr
-	case kindTraceBlock:
-		var number string
-		json.Unmarshal(req.Params[0], &number)
-		if !slices.Contains(testBlocks, number) || string(req.Params[1]) != `{"tracer":"callTracer"}` {
+	case kindTraceTx, kindTraceBlock:
+		traced := map[string][]string{kindTraceTx: testHashes, kindTraceBlock: testBlocks}[kind]
+		var what string
+		json.Unmarshal(req.Params[0], &what)
+		if !slices.Contains(traced, what) || string(req.Params[1]) != `{"tracer":"callTracer"}` {
 			t.Fatalf("trace params: %s", body)
 		}
 		return addr
