@@ -311,9 +311,10 @@ func TestHeavyClientWithOneWorker(t *testing.T) {
 	}
 }
 
-// Where the reserve may be lent, a heavy client alone takes every slot;
-// another client's call that comes meanwhile runs at once beside them, and
-// while it waits the heavy client may not borrow.
+// Where the reserve may be lent, a heavy client alone takes all Workers
+// slots; another client's call that comes meanwhile runs at once beside
+// them, and no third task of the heavy client starts until one of its
+// own ends. Where it may not, the reserve stays kept from the heavy client.
 func TestHeavyClientBorrowsTheReserve(t *testing.T) {
 	var lend atomic.Bool
 	lend.Store(true)
