@@ -48,3 +48,17 @@ func TestRoundOrderBaselineFirstOnce(t *testing.T) {
 		}
 	}
 }
+
+// The flood reads stocknode's pre-confirmations on /preconf, where its
+// sends are not held back; anvil has one view.
+func TestFloodURL(t *testing.T) {
+	for _, tc := range []struct{ name, want string }{
+		{"stocknode", "http://127.0.0.1:1/preconf"},
+		{baseName, "http://127.0.0.1:1/preconf"},
+		{"anvil", "http://127.0.0.1:1"},
+	} {
+		if got := floodURL(tc.name, "http://127.0.0.1:1"); got != tc.want {
+			t.Errorf("floodURL(%s) = %s, want %s", tc.name, got, tc.want)
+		}
+	}
+}
