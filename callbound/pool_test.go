@@ -354,3 +354,45 @@ func TestHeavyClientBorrowsTheReserve(t *testing.T) {
 	go p.Do(Caller{Key: clientA}, 0, func(*Task) {})
 	waitFor(t, p, 1)
 }
+
+// A freed slot goes to another client's waiting call, and the heavy client
+// whose call waited first in turn does not borrow the reserve beside it.
+func TestBorrowingYieldsToWaitingCalls(t *testing.T) {
+	p := New(Config{Workers: 2, Queue: 8, Lend: func() bool { return true }})
+	// A is heavy from the start and B never becomes so, however long its
+	// calls wait here.
+	p.heavyAfter = time.Hour
+	p.mu.Lock()
+	p.heavy[clientA] = time.Now().Add(time.Hour)
+	p.mu.Unlock()
+	holdA, holdB := make(chan struct{}), make(chan struct{})
+	defer close(holdA)
+	var started sync.WaitGroup
+	started.Add(1)
+	go p.Do(Caller{Key: clientA}, 0, func(*Task) { started.Done(); <-holdA })
+	started.Wait()
+	started.Add(1)
+	go p.Do(Caller{Key: clientB}, 0, func(*Task) { started.Done(); <-holdB })
+	started.Wait() // Workers slots busy: A's share and B
+
+	borrowed := make(chan struct{})
+	go p.Do(Caller{Key: clientA}, 0, func(*Task) { close(borrowed) })
+	waitFor(t, p, 1)
+	second := make(chan struct{})
+	go p.Do(Caller{Key: clientB}, 0, func(*Task) { close(second); <-holdA })
+	waitFor(t, p, 2)
+	close(holdB) // B's first call ends: its second takes the slot
+	select {
+	case <-second:
+	case <-time.After(5 * time.Second):
+		t.Fatal("client B's waiting call did not start")
+	}
+	select {
+	case <-borrowed:
+		t.Fatal("heavy client A borrowed the slot while client B's call waited")
+	case <-time.After(50 * time.Millisecond):
+	}
+	if running, waiting, _, _ := p.Stats(); running != 2 || waiting != 1 {
+		t.Fatalf("%d running, %d waiting; want A's first and B's second running, A's second waiting", running, waiting)
+	}
+}
