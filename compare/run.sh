@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # stocknode against its anchors, geth v1.16.7 and anvil 1.7.1, on one genesis
 # with one load generator, one server at a time (make compare). Prints one
-# table and writes every measurement as JSON. Bounded: about 7 minutes (-rounds 1: about 4).
+# table and writes every measurement as JSON. Bounded: about 15 minutes (-rounds 1: about 8).
 #
 #   bash compare/run.sh [compare flags, e.g. -servers stocknode,anvil -duration 3s]
 #
