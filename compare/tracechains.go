@@ -37,10 +37,11 @@ type traceChain struct {
 var traceWorkloads = []string{"traceTransaction", "traceBlockByNumber"}
 
 // traceChains names the trace chains: transfers (block 1 holds the
-// -transfers token transfers of tracetxs.go, 256 by default: a heavy block, where tracing a
-// transaction replays the ones before it) and execution-apis (the
-// execution-apis test chain: 249 transactions of every type over 54
-// blocks, under every fork from Frontier's rules to Osaka's).
+// -transfers token transfers of tracetxs.go, 256 by default: a heavy
+// block, where tracing a transaction replays the ones before it) and
+// execution-apis (the execution-apis test chain: 249 transactions of
+// every type over 54 blocks, under every fork from Homestead's rules to
+// Osaka's).
 var traceChains = []string{"transfers", "execution-apis"}
 
 // prepareTraceChains writes the transfers chain into the work directory
