@@ -327,9 +327,13 @@ func TestHeavyClientBorrowsTheReserve(t *testing.T) {
 	started.Wait()
 	eventually(t, "client A counts as heavy", func() bool { return p.Heavy() == 1 })
 
-	started.Add(1)
-	go p.Do(Caller{Key: clientA}, 0, func(*Task) { started.Done(); <-release })
-	started.Wait() // the reserve, lent: both Workers slots are A's
+	lent := make(chan struct{})
+	go p.Do(Caller{Key: clientA}, 0, func(*Task) { close(lent); <-release })
+	select {
+	case <-lent: // the reserve, lent: both Workers slots are A's
+	case <-time.After(5 * time.Second):
+		t.Fatal("heavy client A alone was not lent the reserve")
+	}
 	ran := false
 	if err := p.Do(Caller{Key: clientB}, 0, func(*Task) { ran = true }); err != nil || !ran {
 		t.Fatalf("client B's call beside the borrowed slot: %v, ran %v", err, ran)
