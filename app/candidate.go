@@ -386,5 +386,6 @@ func (n *Node) levelWithLog(ctx context.Context) error {
 }
 
 // maxUnlogged bounds the blocks a candidate drops for the log: a leader
-// commits a block and then logs it, so a crash leaves one unlogged.
+// logs a block while it commits it (node/sequencer's pipelined seal) and
+// seals the next only after both, so a crash leaves at most one unlogged.
 const maxUnlogged = 16

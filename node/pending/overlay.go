@@ -38,6 +38,17 @@ func NewLayer(base state.Reader, parent *Layer, changes Changes) *Layer {
 	return &Layer{parent: parent, base: base, accounts: changes.Accounts, storage: changes.Storage, code: changes.Code}
 }
 
+// Rebase returns l's changes, and those of the layers under it, over base
+// instead of l's base: the same view once base reads what l's base and
+// the layers it replaces read. It copies no map.
+func (l *Layer) Rebase(base state.Reader) *Layer {
+	var parent *Layer
+	if l.parent != nil {
+		parent = l.parent.Rebase(base)
+	}
+	return &Layer{parent: parent, base: base, accounts: l.accounts, storage: l.storage, code: l.code}
+}
+
 // Account implements state.StateReader.
 func (l *Layer) Account(addr common.Address) (*types.StateAccount, error) {
 	for layer := l; layer != nil; layer = layer.parent {
@@ -141,6 +152,22 @@ func Capture(st *state.StateDB, touched *Touched) Changes {
 		changes.Storage[addr] = values
 	}
 	return changes
+}
+
+// CaptureSealed is Capture for the last layer of a sealed block, whose
+// state has been hashed: besides what touched holds, it captures again
+// every account top or a layer under it holds, because only now are their
+// storage roots final (a tick's layer holds each account's root as of the
+// last hashing). Layered over top, it makes the block's state readable,
+// roots included, before its commit to the database ends. touched is
+// spent.
+func CaptureSealed(st *state.StateDB, top *Layer, touched *Touched) Changes {
+	for layer := top; layer != nil; layer = layer.parent {
+		for addr := range layer.accounts {
+			touched.Account(addr)
+		}
+	}
+	return Capture(st, touched)
 }
 
 // Touched collects which accounts, slots and code a tick changed; its hook

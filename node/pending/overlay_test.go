@@ -112,3 +112,33 @@ func TestStorePublishLoad(t *testing.T) {
 		t.Fatal("Load() did not return the published snapshot")
 	}
 }
+
+// TestRebase: a rebased layer keeps its own and its parents' changes and
+// reads everything else from the new base.
+func TestRebase(t *testing.T) {
+	a, b, c := common.Address{0xa}, common.Address{0xb}, common.Address{0xc}
+	old := &mapReader{accounts: map[common.Address]*types.StateAccount{a: account(1, nil), b: account(2, nil), c: account(3, nil)}}
+	tick1 := NewLayer(old, nil, Changes{Accounts: map[common.Address]*types.StateAccount{a: account(10, nil)}})
+	tick2 := NewLayer(old, tick1, Changes{Accounts: map[common.Address]*types.StateAccount{b: nil}})
+	fresh := &mapReader{accounts: map[common.Address]*types.StateAccount{a: account(5, nil), b: account(6, nil), c: account(7, nil)}}
+	rebased := tick2.Rebase(fresh)
+	for _, tt := range []struct {
+		addr common.Address
+		want *types.StateAccount
+	}{
+		{a, account(10, nil)}, // tick1's change
+		{b, nil},              // deleted by tick2
+		{c, account(7, nil)},  // the new base's
+	} {
+		got, err := rebased.Account(tt.addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if (got == nil) != (tt.want == nil) || (got != nil && got.Balance.Cmp(tt.want.Balance) != 0) {
+			t.Errorf("account %s: %+v, want %+v", tt.addr, got, tt.want)
+		}
+	}
+	if got, _ := tick2.Account(c); got.Balance.Uint64() != 3 {
+		t.Errorf("the original layer reads %v for c, want its own base's 3", got.Balance)
+	}
+}

@@ -37,7 +37,10 @@ type Recovery struct {
 
 // LevelLog checks that the log's last sealed block is the database's block
 // of that number, and appends the database's later blocks to the log. A new
-// log starts at the database's head.
+// log starts at the database's head. A log one sealed block ahead is the
+// crash of a run that logged a block while committing it (the sequencer's
+// pipelined seal): the block is inserted from the log, as a replica
+// inserts it.
 func (r Recovery) LevelLog(ctx context.Context) error {
 	l := r.Log
 	last, err := l.LastOf(ctx, seqlog.KindSealed)
@@ -51,6 +54,8 @@ func (r Recovery) LevelLog(ctx context.Context) error {
 	head := r.Chain.Head().Number.Uint64()
 	bc := r.Chain.BlockChain()
 	switch {
+	case sealed.Number == head+1:
+		return r.insertLogged(sealed)
 	case sealed.Number > head:
 		return fmt.Errorf("sequencer log: it holds sealed block %d, the database only up to %d: the log is not this datadir's (use the datadir it was written from, or move %s aside to start a new log)",
 			sealed.Number, head, r.LogDir)
@@ -175,4 +180,22 @@ func Repool(pool *txpool.Pool, txs types.Transactions, logger *slog.Logger) {
 	if kept > 0 {
 		logger.Info("Pooled again the transactions the log says were pre-confirmed or accepted since the last sealed block", "txs", kept)
 	}
+}
+
+// insertLogged inserts sealed, the log's last sealed block, on the
+// database's head: validated by executing it, as a replica does.
+func (r Recovery) insertLogged(sealed seqlog.Sealed) error {
+	block, err := sealed.DecodeBlock()
+	if err != nil {
+		return fmt.Errorf("sequencer log: %w", err)
+	}
+	if head := r.Chain.Head(); block.ParentHash() != head.Hash() {
+		return fmt.Errorf("sequencer log: its sealed block %d does not extend the database's head %d %s: the log belongs to another chain (move %s aside to start a new log)",
+			sealed.Number, head.Number, head.Hash(), r.LogDir)
+	}
+	if err := r.Chain.Append(block); err != nil {
+		return fmt.Errorf("sequencer log: insert sealed block %d, which the database lacks: %w", sealed.Number, err)
+	}
+	r.Logger.Info("Inserted the sealed block the database lacked (the previous run stopped while committing it)", "number", sealed.Number, "hash", sealed.Hash)
+	return nil
 }

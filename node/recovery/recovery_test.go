@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
 
 	"github.com/stocknode/stocknode/node/chaintest"
 	"github.com/stocknode/stocknode/node/pending"
@@ -79,5 +80,28 @@ func TestLevelLog(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tt.says) || !strings.Contains(err.Error(), "move /data/nats aside") {
 			t.Errorf("%s: %v, want an error saying %q and what to do", tt.name, err, tt.says)
 		}
+	}
+
+	// A run that logged its last block while committing it, and died
+	// before the commit ended: the block is inserted from the log, if it
+	// extends the database's head.
+	logged := sealed(head - 1)
+	strayHeader := types.CopyHeader(bc.GetHeaderByNumber(head - 1))
+	strayHeader.ParentHash = common.Hash{3}
+	stray, err := seqlog.NewSealed(types.NewBlockWithHeader(strayHeader), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Chain.Rewind(head - 2); err != nil {
+		t.Fatal(err)
+	}
+	if err := level(open(sealed(head-2), stray)); err == nil || !strings.Contains(err.Error(), "does not extend") || !strings.Contains(err.Error(), "move /data/nats aside") {
+		t.Errorf("a log one block ahead on another parent: %v, want it refused with what to do", err)
+	}
+	if err := level(open(sealed(head-2), logged)); err != nil {
+		t.Fatalf("a log one block ahead: %v", err)
+	}
+	if got := e.Chain.Head(); got.Number.Uint64() != head-1 || got.Hash() != logged.Hash {
+		t.Fatalf("after levelling a log one block ahead: head %d %s, want the logged block %d %s", got.Number, got.Hash(), head-1, logged.Hash)
 	}
 }

@@ -46,17 +46,22 @@ type builder struct {
 	touched *pending.Touched // changed since the last published layer
 	layer   *pending.Layer   // pending state as of the last tick
 	base    state.Reader     // state of parent
+
+	// parentCommit is parent's commit to the database while it runs
+	// (pipeline.go): until it ends, nothing built on parent is published.
+	parentCommit *commitment
 }
 
 // openBlock starts a block on parent at the given timestamp (clamped to the
 // parent's: blocks may share a second) and runs the pre-execution system
-// calls (EIP-4788 beacon root, EIP-2935 parent hash).
-func openBlock(c *chain.Chain, parent *types.Block, timestamp uint64, coinbase common.Address, gasCeil uint64) (*builder, error) {
+// calls (EIP-4788 beacon root, EIP-2935 parent hash). parentState reads
+// parent's state; nil reads it from the database.
+func openBlock(c *chain.Chain, parent *types.Block, parentState state.Reader, timestamp uint64, coinbase common.Address, gasCeil uint64) (*builder, error) {
 	header, err := nextHeader(c, parent, timestamp, coinbase, gasCeil)
 	if err != nil {
 		return nil, err
 	}
-	return newBuilder(c, parent, header)
+	return newBuilderOver(c, parent, header, parentState)
 }
 
 // nextHeader is the header of the block this sequencer opens on parent at
@@ -78,7 +83,7 @@ func nextHeader(c *chain.Chain, parent *types.Block, timestamp uint64, coinbase 
 	if config.IsLondon(header.Number) {
 		header.BaseFee = c.Engine().CalcBaseFee(config, ph)
 	}
-	if err := c.Engine().Prepare(c.BlockChain(), header); err != nil {
+	if err := c.Engine().Prepare(newParentChain(c.BlockChain(), ph), header); err != nil {
 		return nil, fmt.Errorf("prepare header: %w", err)
 	}
 	if config.IsCancun(header.Number, header.Time) {
@@ -97,15 +102,26 @@ func nextHeader(c *chain.Chain, parent *types.Block, timestamp uint64, coinbase 
 // (openBlock), or the one a previous run opened, resumed from the log
 // with its logged header.
 func newBuilder(c *chain.Chain, parent *types.Block, header *types.Header) (*builder, error) {
+	return newBuilderOver(c, parent, header, nil)
+}
+
+// newBuilderOver is newBuilder with parent's state read by parentState,
+// or from the database when it is nil: a sequencer opens the next block on
+// the state of the one it sealed while the database is still committing
+// it (pipeline.go).
+func newBuilderOver(c *chain.Chain, parent *types.Block, header *types.Header, parentState state.Reader) (*builder, error) {
 	config := c.Config()
 	ph := parent.Header()
-	stateReader, err := c.StateReader(ph.Root)
-	if err != nil {
-		return nil, fmt.Errorf("state of block %d: %w", ph.Number, err)
+	base := parentState
+	if base == nil {
+		stateReader, err := c.StateReader(ph.Root)
+		if err != nil {
+			return nil, fmt.Errorf("state of block %d: %w", ph.Number, err)
+		}
+		// The parent's state is read by this block's builder and, once the
+		// parent is the head, by every latest and pending request: cache it.
+		base = pending.NewCachedReader(stateReader)
 	}
-	// The parent's state is read by this block's builder and, once the
-	// parent is the head, by every latest and pending request: cache it.
-	base := pending.NewCachedReader(stateReader)
 	st, err := state.NewWithReader(ph.Root, c.StateDatabase(), base)
 	if err != nil {
 		return nil, fmt.Errorf("state of block %d: %w", ph.Number, err)
@@ -123,7 +139,7 @@ func newBuilder(c *chain.Chain, parent *types.Block, header *types.Header) (*bui
 	}
 	hooked := state.NewHookedState(st, b.hooks())
 	coinbase := header.Coinbase
-	b.evm = vm.NewEVM(core.NewEVMBlockContext(header, c.BlockChain(), &coinbase), hooked, config, vm.Config{})
+	b.evm = vm.NewEVM(core.NewEVMBlockContext(header, newParentChain(c.BlockChain(), ph), &coinbase), hooked, config, vm.Config{})
 	core.PreExecution(context.Background(), header.ParentBeaconRoot, ph, config, b.evm, header.Number, header.Time)
 	return b, nil
 }
@@ -242,6 +258,9 @@ func (b *builder) preconfirm() (*pending.Block, state.Reader) {
 // before the next one: under load that takes most of the state root off
 // the seal, during which no transaction can be pre-confirmed.
 func (b *builder) hashAhead() {
+	if b.parentCommit != nil {
+		return // the tries open on the parent's root, which the database does not hold yet
+	}
 	b.state.IntermediateRoot(b.evm.GetRules())
 }
 

@@ -28,7 +28,7 @@ var (
 func TestPendingLayersMatchSealedState(t *testing.T) {
 	e := newEnv(t)
 	parent := e.chain.BlockChain().CurrentBlock()
-	b, err := openBlock(e.chain, e.chain.BlockChain().GetBlockByHash(parent.Hash()), uint64(time.Now().Unix()), e.addr(9), chain30M)
+	b, err := openBlock(e.chain, e.chain.BlockChain().GetBlockByHash(parent.Hash()), nil, uint64(time.Now().Unix()), e.addr(9), chain30M)
 	if err != nil {
 		t.Fatal(err)
 	}

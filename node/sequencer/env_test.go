@@ -59,7 +59,10 @@ func newEnv(t *testing.T) *env {
 }
 
 // start runs a sequencer until the test ends.
-func (e *env) start(cfg Config) {
+func (e *env) start(cfg Config) { e.t.Helper(); e.startWith(cfg, testHooks{}) }
+
+// startWith runs a sequencer with hooks until the test ends.
+func (e *env) startWith(cfg Config, hooks testHooks) {
 	e.t.Helper()
 	if cfg.GasCeil == 0 {
 		cfg.GasCeil = chain.PreviewGasLimit
@@ -68,6 +71,7 @@ func (e *env) start(cfg Config) {
 	if err != nil {
 		e.t.Fatal(err)
 	}
+	seq.hooks = hooks
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	wg.Add(1)

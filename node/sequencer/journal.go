@@ -24,8 +24,8 @@ type Journal interface {
 	// Preconfirmed records the transactions a pre-confirmation executed
 	// into block, after those of its earlier ones.
 	Preconfirmed(block *pending.Block, txs types.Transactions) error
-	// Sealed records a sealed block, committed to the database but not yet
-	// announced.
+	// Sealed records a sealed block while it is being committed to the
+	// database (pipeline.go), before it is announced.
 	Sealed(block *types.Block, receipts types.Receipts) error
 }
 

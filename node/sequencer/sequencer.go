@@ -13,6 +13,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core"
+	"github.com/ethereum/go-ethereum/core/state"
 	"github.com/ethereum/go-ethereum/core/types"
 
 	"github.com/stocknode/stocknode/node/chain"
@@ -95,6 +96,14 @@ type Sequencer struct {
 	resume    *resumed // the block to resume building (Resume), until Run opens it
 	rebuilt   *builder // a replay's build of it (offer), until Run opens it
 	summary   sealSummary
+	hooks     testHooks
+}
+
+// testHooks let tests act at points of a seal they cannot reach in time
+// from outside; nil hooks do nothing.
+type testHooks struct {
+	sealing    func(number uint64) // on the sequencer's goroutine, before block number is sealed
+	committing func()              // on the commit's goroutine, before it commits
 }
 
 // New returns a sequencer; nothing runs until Run.
@@ -245,10 +254,22 @@ func earliest(a, b time.Time) time.Time {
 func (s *Sequencer) PublishHead() error { return s.publishHead(nil) }
 
 func (s *Sequencer) open(parent *types.Block, now time.Time) (*builder, error) {
-	b, err := openBlock(s.chain, parent, uint64(now.Unix()), s.cfg.Coinbase, s.cfg.GasCeil)
+	return s.openOn(parent, nil, nil, now)
+}
+
+// openOn opens the next block on parent, whose state parentState reads
+// (nil: the database's) and whose commit is commit (nil: done), and logs
+// the opening.
+func (s *Sequencer) openOn(parent *types.Block, parentState *pending.Layer, commit *commitment, now time.Time) (*builder, error) {
+	var reader state.Reader
+	if parentState != nil {
+		reader = parentState
+	}
+	b, err := openBlock(s.chain, parent, reader, uint64(now.Unix()), s.cfg.Coinbase, s.cfg.GasCeil)
 	if err != nil {
 		return nil, fmt.Errorf("open block %d: %w", parent.NumberU64()+1, err)
 	}
+	b.parentCommit = commit
 	if s.journal != nil {
 		if err := s.journal.Opened(types.CopyHeader(b.header)); err != nil {
 			return nil, fmt.Errorf("log the opening of block %d: %w", b.header.Number, err)
@@ -272,29 +293,30 @@ func (s *Sequencer) tick(b *builder, sealed *types.Block) error {
 		}
 		b.logged = len(block.Transactions)
 	}
+	if b.parentCommit != nil {
+		if err := b.awaitParent(); err != nil {
+			return err
+		}
+		reader = b.layer
+	}
 	s.publish(b.parent, block, b.base, reader, sealed)
 	return nil
 }
 
-// sealAndReopen seals b, appends it to the chain, opens the next block on it
-// and publishes head and pending together: pending is never behind latest.
+// sealAndReopen seals b, commits it to the database while it logs it and
+// opens and pre-confirms the next block on it (pipeline.go), and
+// publishes head and pending together once the commit is over: pending is
+// never behind latest, and latest is never a block the database lacks.
 func (s *Sequencer) sealAndReopen(b *builder, now time.Time) (*builder, error) {
 	start := s.now()
+	if s.hooks.sealing != nil {
+		s.hooks.sealing(b.header.Number.Uint64())
+	}
 	block, err := b.seal()
-	if err == nil {
-		err = s.chain.Commit(block, b.receipts, b.state)
-	}
-	if err == nil && s.journal != nil {
-		// After the commit: the log never holds a block the database may
-		// lack; a crash between the two leaves the database one block
-		// ahead, which the node appends to the log when it starts again.
-		if err := s.journal.Sealed(block, b.receipts); err != nil {
-			return nil, fmt.Errorf("log sealed block %d: %w", block.NumberU64(), err)
-		}
-	}
 	if err != nil {
 		// Never expected: the builder executed what it sealed. Drop the
-		// block; its transactions are still pooled and go into the next.
+		// block, neither logged nor committed; its transactions are still
+		// pooled and go into the next.
 		s.log.Error("Sealing failed, rebuilding on the current head", "number", b.header.Number, "err", err)
 		next, openErr := s.open(s.currentHead(), now)
 		if openErr != nil {
@@ -305,11 +327,17 @@ func (s *Sequencer) sealAndReopen(b *builder, now time.Time) (*builder, error) {
 		}
 		return next, nil
 	}
-	next, err := s.open(block, now)
+	sealedState := b.sealedState()
+	commit := s.commitAsync(b, block)
+	next, err := s.logAndReopen(block, b.receipts, sealedState, commit, now)
 	if err != nil {
-		return nil, err
-	}
-	if err := s.tick(next, block); err != nil {
+		// Whoever stops the sequencer next closes the database: not
+		// under a commit. A failed commit stops the sequencer too: the
+		// block may be logged already, and the next start inserts it
+		// from the log.
+		if werr := commit.wait(); werr != nil && !errors.Is(err, werr) {
+			err = errors.Join(err, werr)
+		}
 		return nil, err
 	}
 	sealed := s.now()
@@ -319,6 +347,25 @@ func (s *Sequencer) sealAndReopen(b *builder, now time.Time) (*builder, error) {
 	s.log.Debug("Sealed block", "number", block.NumberU64(), "hash", block.Hash(), "txs", len(block.Transactions()),
 		"gas", block.GasUsed(), "elapsed", common.PrettyDuration(sealed.Sub(start)))
 	s.summary.sealed(s.log, block, sealed)
+	return next, nil
+}
+
+// logAndReopen logs block, sealed and being committed (commit), opens the
+// next block on its state and pre-confirms it; the pre-confirmation is
+// published once the commit is over.
+func (s *Sequencer) logAndReopen(block *types.Block, receipts types.Receipts, sealedState *pending.Layer, commit *commitment, now time.Time) (*builder, error) {
+	if s.journal != nil {
+		if err := s.journal.Sealed(block, receipts); err != nil {
+			return nil, fmt.Errorf("log sealed block %d: %w", block.NumberU64(), err)
+		}
+	}
+	next, err := s.openOn(block, sealedState, commit, now)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.tick(next, block); err != nil {
+		return nil, err
+	}
 	return next, nil
 }
 
