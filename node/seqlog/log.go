@@ -265,28 +265,145 @@ func (l *Log) Append(ctx context.Context, e Entry) (uint64, error) {
 	if l.cfg.Reader {
 		return 0, ErrReader
 	}
-	data, err := encodeEntry(e)
+	p, err := l.prepare(e)
 	if err != nil {
 		return 0, err
 	}
-	subject := l.subject + e.Kind().String()
 	start := time.Now()
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	seq, err := l.appendRetrying(ctx, p)
+	if err == nil && l.cfg.ObserveAppend != nil {
+		l.cfg.ObserveAppend(time.Since(start))
+	}
+	return seq, err
+}
+
+// AppendAll stores entries, in order, after the last entry this writer
+// knows of, as Append stores each, in one round trip to JetStream: all are
+// sent at once, each expecting the one before it as the stream's last, and
+// then their acknowledgements are awaited. An entry that is not
+// acknowledged, and those after it, are then settled one at a time as
+// Append settles a failed append: found stored, or sent again. On an error
+// the entries up to the failed one may be stored; retry AppendAll with the
+// same entries (those stored are not stored twice), or stop.
+func (l *Log) AppendAll(ctx context.Context, entries ...Entry) error {
+	if l.cfg.Reader {
+		return ErrReader
+	}
+	prepared := make([]preparedEntry, len(entries))
+	for i, e := range entries {
+		p, err := l.prepare(e)
+		if err != nil {
+			return err
+		}
+		prepared[i] = p
+	}
+	start := time.Now()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	acked := 0
+	if !l.unsure {
+		acked = l.appendAtOnce(ctx, prepared)
+	}
+	for i, p := range prepared[acked:] {
+		if i > 0 {
+			// Sent after one that was not acknowledged: it may be stored.
+			l.unsure, l.pending = true, p.key()
+		}
+		if _, err := l.appendRetrying(ctx, p); err != nil {
+			return err
+		}
+	}
+	if l.cfg.ObserveAppend != nil {
+		l.cfg.ObserveAppend(time.Since(start))
+	}
+	return nil
+}
+
+// preparedEntry is an entry encoded for the log.
+type preparedEntry struct {
+	kind    Kind
+	subject string
+	data    []byte
+}
+
+// key is how a stored entry is recognised (resolve).
+func (p preparedEntry) key() []byte { return append([]byte(p.subject+"\x00"), p.data...) }
+
+func (l *Log) prepare(e Entry) (preparedEntry, error) {
+	data, err := encodeEntry(e)
+	if err != nil {
+		return preparedEntry{}, err
+	}
+	return preparedEntry{kind: e.Kind(), subject: l.subject + e.Kind().String(), data: data}, nil
+}
+
+// appendAtOnce sends entries without waiting between them and returns how
+// many, from the first, were acknowledged in order; l.last is the last of
+// those. The first that is not is marked unsure, for appendRetrying to
+// settle. The caller holds l.mu.
+func (l *Log) appendAtOnce(ctx context.Context, entries []preparedEntry) int {
+	ctx, cancel := context.WithTimeout(ctx, l.cfg.AckTimeout)
+	defer cancel()
+	futures := make([]jetstream.PubAckFuture, 0, len(entries))
+	for i, p := range entries {
+		seq := l.last + 1 + uint64(i)
+		msg, err := l.message(seq, p)
+		if err != nil {
+			break
+		}
+		opts := []jetstream.PublishOpt{jetstream.WithExpectLastSequence(seq - 1), jetstream.WithMsgID(l.entryID(seq))}
+		if i > 0 {
+			// Only after this writer's entry before it: when the one
+			// before was refused (another writer appended meanwhile),
+			// this one must not take the other's entry as its
+			// predecessor.
+			opts = append(opts, jetstream.WithExpectLastMsgID(l.entryID(seq-1)))
+		}
+		f, err := l.js.PublishMsgAsync(msg, opts...)
+		if err != nil {
+			break
+		}
+		futures = append(futures, f)
+	}
+	for i, f := range futures {
+		select {
+		case ack := <-f.Ok():
+			if ack.Sequence == l.last+1 {
+				l.last = ack.Sequence
+				continue
+			}
+		case err := <-f.Err():
+			if isWrongLastSeq(err) {
+				// Refused, so not stored: appendRetrying meets the
+				// entries that moved the log (another writer's, or
+				// foreign ones it skips).
+				return i
+			}
+		case <-ctx.Done():
+		}
+		// Not acknowledged as the next entry: it may be stored or not.
+		l.unsure, l.pending = true, entries[i].key()
+		return i
+	}
+	return len(futures) // the rest were never sent
+}
+
+// appendRetrying is Append's work under l.mu: attempts of p while the log
+// is unavailable, for Config.OutageTimeout at most.
+func (l *Log) appendRetrying(ctx context.Context, p preparedEntry) (uint64, error) {
 	giveUp := time.Now().Add(l.cfg.OutageTimeout)
 	for attempt := 1; ; attempt++ {
-		seq, err := l.append(ctx, e.Kind(), subject, data)
+		seq, err := l.append(ctx, p.kind, p.subject, p.data)
 		if err == nil || !transient(err) || ctx.Err() != nil || time.Now().After(giveUp) {
 			if err == nil && attempt > 1 {
-				l.log.Info("Sequencer log available again", "kind", e.Kind(), "seq", seq, "attempts", attempt)
-			}
-			if err == nil && l.cfg.ObserveAppend != nil {
-				l.cfg.ObserveAppend(time.Since(start))
+				l.log.Info("Sequencer log available again", "kind", p.kind, "seq", seq, "attempts", attempt)
 			}
 			return seq, err
 		}
 		if attempt == 1 {
-			l.log.Warn("Sequencer log unavailable, retrying the append", "kind", e.Kind(), "for", l.cfg.OutageTimeout, "err", err)
+			l.log.Warn("Sequencer log unavailable, retrying the append", "kind", p.kind, "for", l.cfg.OutageTimeout, "err", err)
 		}
 		select {
 		case <-ctx.Done():
@@ -311,17 +428,11 @@ func (l *Log) append(ctx context.Context, kind Kind, subject string, data []byte
 			return seq, err
 		}
 	}
-	hdr, err := sign(l.cfg.Signer, l.last+1, subject, data)
+	msg, err := l.message(l.last+1, preparedEntry{kind: kind, subject: subject, data: data})
 	if err != nil {
 		return 0, err
 	}
-	msg := &nats.Msg{Subject: subject, Data: data, Header: hdr}
-	// The entry's ID is its writer (this opening of the log: two
-	// sequencers with one key are still two writers) and place: an
-	// attempt again of an entry stored late is acknowledged as the
-	// duplicate it is.
-	id := l.writerID + ":" + strconv.FormatUint(l.last+1, 10)
-	ack, err := l.js.PublishMsg(ctx, msg, jetstream.WithExpectLastSequence(l.last), jetstream.WithMsgID(id))
+	ack, err := l.js.PublishMsg(ctx, msg, jetstream.WithExpectLastSequence(l.last), jetstream.WithMsgID(l.entryID(l.last+1)))
 	switch {
 	case isWrongLastSeq(err) && l.skipForeign(ctx):
 		return l.append(ctx, kind, subject, data)
@@ -334,6 +445,21 @@ func (l *Log) append(ctx context.Context, kind Kind, subject string, data []byte
 	l.last = ack.Sequence
 	return ack.Sequence, nil
 }
+
+// message is p signed as the entry of sequence seq.
+func (l *Log) message(seq uint64, p preparedEntry) (*nats.Msg, error) {
+	hdr, err := sign(l.cfg.Signer, seq, p.subject, p.data)
+	if err != nil {
+		return nil, err
+	}
+	return &nats.Msg{Subject: p.subject, Data: p.data, Header: hdr}, nil
+}
+
+// entryID is the ID of this writer's entry of sequence seq: its writer
+// (this opening of the log: two sequencers with one key are still two
+// writers) and place. An attempt again of an entry stored late is
+// acknowledged as the duplicate it is.
+func (l *Log) entryID(seq uint64) string { return l.writerID + ":" + strconv.FormatUint(seq, 10) }
 
 // transient reports an append's failure that a later attempt may not meet:
 // no answer (no stream leader while the replicas elect one, a request lost
@@ -365,23 +491,28 @@ func (l *Log) resolve(ctx context.Context, subject string, data []byte) (seq uin
 	if err != nil {
 		return 0, false, fmt.Errorf("sequencer log: learn whether the failed append was stored: %w", err)
 	}
-	switch last := info.State.LastSeq; last {
-	case l.last:
+	switch last := info.State.LastSeq; {
+	case last == l.last:
 		l.unsure = false
 		return 0, false, nil
-	case l.last + 1:
-		msg, err := l.stream.GetMsg(ctx, last)
+	case last > l.last:
+		// The entry after the last this writer knows of: the failed one,
+		// or another writer's. Entries after it are the failed one's
+		// followers in an AppendAll, or another writer's, which the next
+		// append meets.
+		next := l.last + 1
+		msg, err := l.stream.GetMsg(ctx, next)
 		if err != nil {
 			return 0, false, fmt.Errorf("sequencer log: learn whether the failed append was stored: %w", err)
 		}
 		stored := append([]byte(msg.Subject+"\x00"), msg.Data...)
 		if !bytes.Equal(stored, l.pending) {
-			return 0, false, fmt.Errorf("entry %d is not the one this writer failed to append: %w", last, ErrFenced)
+			return 0, false, fmt.Errorf("entry %d is not the one this writer failed to append: %w", next, ErrFenced)
 		}
-		l.unsure, l.last = false, last
-		return last, bytes.Equal(stored, append([]byte(subject+"\x00"), data...)), nil
+		l.unsure, l.last = false, next
+		return next, bytes.Equal(stored, append([]byte(subject+"\x00"), data...)), nil
 	default:
-		return 0, false, fmt.Errorf("log moved from sequence %d to %d: %w", l.last, last, ErrFenced)
+		return 0, false, fmt.Errorf("log moved back from sequence %d to %d: %w", l.last, last, ErrFenced)
 	}
 }
 

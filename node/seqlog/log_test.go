@@ -588,3 +588,72 @@ func TestObserveAppend(t *testing.T) {
 		t.Fatalf("%d appends observed, want 3", n)
 	}
 }
+
+// AppendAll stores its entries in order, and appended again after a
+// failure that left some or all of them stored, it stores none twice.
+func TestAppendAll(t *testing.T) {
+	l := openTest(t, Config{InMemory: true})
+	ctx := context.Background()
+	mustAppend(t, l, tick(1))
+	if err := l.AppendAll(ctx, tick(2), tick(3), tick(4)); err != nil {
+		t.Fatal(err)
+	}
+	if l.last != 4 {
+		t.Fatalf("last %d after appending 4 entries, want 4", l.last)
+	}
+	for _, stored := range []uint64{1, 3} { // of the three entries 5, 6, 7 sent again
+		if err := l.AppendAll(ctx, tick(5), tick(6), tick(7)); err != nil {
+			t.Fatal(err)
+		}
+		// As if the acknowledgements after the first stored ones had
+		// been lost.
+		l.last, l.unsure, l.pending = 4+stored-1, true, mustKey(t, l, tick(4+stored))
+		if stored == 3 {
+			l.last, l.pending = 4, mustKey(t, l, tick(5))
+		}
+		if err := l.AppendAll(ctx, tick(5), tick(6), tick(7)); err != nil {
+			t.Fatalf("%d of 3 stored: append again: %v", stored, err)
+		}
+		if l.last != 7 {
+			t.Fatalf("%d of 3 stored: last %d after appending them again, want 7 (stored twice?)", stored, l.last)
+		}
+		checkTicks(t, readAll(t, l, 1), 1)
+		// Start the next round from a log that ends at 4 again.
+		if stored == 1 {
+			l = openTest(t, Config{InMemory: true})
+			for i := uint64(1); i <= 4; i++ {
+				mustAppend(t, l, tick(i))
+			}
+		}
+	}
+	if err := l.AppendAll(ctx, tick(8)); err != nil || l.last != 8 {
+		t.Fatalf("one entry: %v, last %d", err, l.last)
+	}
+	checkTicks(t, readAll(t, l, 1), 1)
+}
+
+// AppendAll of a writer another has appended after is fenced, and stores
+// nothing.
+func TestAppendAllFenced(t *testing.T) {
+	keys, users := writers(t, 2)
+	first := openTest(t, Config{Listen: "127.0.0.1:0", Signer: keys[0], Users: users})
+	mustAppend(t, first, tick(1))
+	second := openTest(t, Config{URLs: []string{first.URL()}, Signer: keys[1], Connect: connectAs(keys[1])})
+	mustAppend(t, first, tick(2))
+	if err := second.AppendAll(context.Background(), tick(3), tick(4)); !errors.Is(err, ErrFenced) {
+		t.Fatalf("stale writer's AppendAll: %v, want ErrFenced", err)
+	}
+	checkTicks(t, readAll(t, first, 1), 1)
+	if recs := readAll(t, first, 1); len(recs) != 2 {
+		t.Fatalf("%d entries after the fenced AppendAll, want 2", len(recs))
+	}
+}
+
+func mustKey(t *testing.T, l *Log, e Entry) []byte {
+	t.Helper()
+	p, err := l.prepare(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p.key()
+}

@@ -27,6 +27,11 @@ type Journal interface {
 	// Sealed records a sealed block while it is being committed to the
 	// database (pipeline.go), before it is announced.
 	Sealed(block *types.Block, receipts types.Receipts) error
+	// Reopened records what a seal decides, as Sealed, Opened and
+	// Preconfirmed would in turn, and in one round trip: the sealed block,
+	// the opening of the next block on it, and the next block's first
+	// pre-confirmation (all its transactions so far).
+	Reopened(sealed *types.Block, receipts types.Receipts, first *pending.Block) error
 }
 
 // SetJournal registers j; call it before Run.

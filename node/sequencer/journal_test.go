@@ -64,6 +64,16 @@ func (r *recorder) Sealed(block *types.Block, _ types.Receipts) error {
 	return nil
 }
 
+func (r *recorder) Reopened(sealed *types.Block, receipts types.Receipts, first *pending.Block) error {
+	if err := r.Sealed(sealed, receipts); err != nil {
+		return err
+	}
+	if err := r.Opened(first.Header); err != nil {
+		return err
+	}
+	return r.Preconfirmed(first, first.Transactions)
+}
+
 func (r *recorder) add(what string, n uint64) {
 	r.mu.Lock()
 	defer r.mu.Unlock()

@@ -242,6 +242,16 @@ func (tp *tape) Sealed(block *types.Block, receipts types.Receipts) error {
 	return nil
 }
 
+func (tp *tape) Reopened(sealed *types.Block, receipts types.Receipts, first *pending.Block) error {
+	if err := tp.Sealed(sealed, receipts); err != nil {
+		return err
+	}
+	if err := tp.Opened(first.Header); err != nil {
+		return err
+	}
+	return tp.Preconfirmed(first, first.Transactions)
+}
+
 // recording is a sequencer's run: its log split into blocks (each from its
 // Opened to its Sealed) and what its listener heard.
 type recording struct {

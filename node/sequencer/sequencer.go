@@ -13,7 +13,6 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core"
-	"github.com/ethereum/go-ethereum/core/state"
 	"github.com/ethereum/go-ethereum/core/types"
 
 	"github.com/stocknode/stocknode/node/chain"
@@ -165,7 +164,7 @@ func (s *Sequencer) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := s.tick(b, nil); err != nil {
+	if err := s.tick(b); err != nil {
 		return err
 	}
 	// The gap runs from the last pre-confirmation that executed
@@ -198,7 +197,7 @@ func (s *Sequencer) Run(ctx context.Context) error {
 		now := s.now()
 		if now.Before(nextSeal) {
 			filled := len(b.txs)
-			if err := s.tick(b, nil); err != nil {
+			if err := s.tick(b); err != nil {
 				return err
 			}
 			if len(b.txs) > filled {
@@ -254,22 +253,10 @@ func earliest(a, b time.Time) time.Time {
 func (s *Sequencer) PublishHead() error { return s.publishHead(nil) }
 
 func (s *Sequencer) open(parent *types.Block, now time.Time) (*builder, error) {
-	return s.openOn(parent, nil, nil, now)
-}
-
-// openOn opens the next block on parent, whose state parentState reads
-// (nil: the database's) and whose commit is commit (nil: done), and logs
-// the opening.
-func (s *Sequencer) openOn(parent *types.Block, parentState *pending.Layer, commit *commitment, now time.Time) (*builder, error) {
-	var reader state.Reader
-	if parentState != nil {
-		reader = parentState
-	}
-	b, err := openBlock(s.chain, parent, reader, uint64(now.Unix()), s.cfg.Coinbase, s.cfg.GasCeil)
+	b, err := openBlock(s.chain, parent, nil, uint64(now.Unix()), s.cfg.Coinbase, s.cfg.GasCeil)
 	if err != nil {
 		return nil, fmt.Errorf("open block %d: %w", parent.NumberU64()+1, err)
 	}
-	b.parentCommit = commit
 	if s.journal != nil {
 		if err := s.journal.Opened(types.CopyHeader(b.header)); err != nil {
 			return nil, fmt.Errorf("log the opening of block %d: %w", b.header.Number, err)
@@ -279,27 +266,36 @@ func (s *Sequencer) openOn(parent *types.Block, parentState *pending.Layer, comm
 }
 
 // tick executes what was accepted since the last tick, logs it and
-// publishes the pending snapshot; sealed is the block that just became b's
-// parent, if any.
-func (s *Sequencer) tick(b *builder, sealed *types.Block) error {
+// publishes the pending snapshot.
+func (s *Sequencer) tick(b *builder) error {
 	if s.cfg.ObservePreconf != nil {
 		defer observeSince(s.cfg.ObservePreconf, time.Now())
 	}
-	b.fill(s.pool.Executable(b.header.BaseFee))
-	block, reader := b.preconfirm()
+	block := s.executeAccepted(b)
 	if s.journal != nil {
 		if err := s.journal.Preconfirmed(block, block.Transactions[b.logged:]); err != nil {
 			return fmt.Errorf("log pre-confirmation %d of block %d: %w", block.Index, block.Header.Number, err)
 		}
 		b.logged = len(block.Transactions)
 	}
-	if b.parentCommit != nil {
-		if err := b.awaitParent(); err != nil {
-			return err
-		}
-		reader = b.layer
+	return s.announce(b, block, nil)
+}
+
+// executeAccepted runs the pool's executable transactions into b and
+// returns the pre-confirmation they make.
+func (s *Sequencer) executeAccepted(b *builder) *pending.Block {
+	b.fill(s.pool.Executable(b.header.BaseFee))
+	block, _ := b.preconfirm()
+	return block
+}
+
+// announce publishes block, b's logged pre-confirmation, once b's parent
+// is committed; sealed is the block that just became b's parent, if any.
+func (s *Sequencer) announce(b *builder, block *pending.Block, sealed *types.Block) error {
+	if err := b.awaitParent(); err != nil {
+		return err
 	}
-	s.publish(b.parent, block, b.base, reader, sealed)
+	s.publish(b.parent, block, b.base, b.layer, sealed)
 	return nil
 }
 
@@ -322,7 +318,7 @@ func (s *Sequencer) sealAndReopen(b *builder, now time.Time) (*builder, error) {
 		if openErr != nil {
 			return nil, errors.Join(err, openErr)
 		}
-		if err := s.tick(next, nil); err != nil {
+		if err := s.tick(next); err != nil {
 			return nil, err
 		}
 		return next, nil
@@ -350,20 +346,24 @@ func (s *Sequencer) sealAndReopen(b *builder, now time.Time) (*builder, error) {
 	return next, nil
 }
 
-// logAndReopen logs block, sealed and being committed (commit), opens the
-// next block on its state and pre-confirms it; the pre-confirmation is
-// published once the commit is over.
+// logAndReopen opens the next block on block, sealed and being committed
+// (commit), and pre-confirms it; it logs the three in one round trip
+// (Journal.Reopened) and publishes the pre-confirmation once the commit is
+// over.
 func (s *Sequencer) logAndReopen(block *types.Block, receipts types.Receipts, sealedState *pending.Layer, commit *commitment, now time.Time) (*builder, error) {
-	if s.journal != nil {
-		if err := s.journal.Sealed(block, receipts); err != nil {
-			return nil, fmt.Errorf("log sealed block %d: %w", block.NumberU64(), err)
-		}
-	}
-	next, err := s.openOn(block, sealedState, commit, now)
+	next, err := openBlock(s.chain, block, sealedState, uint64(now.Unix()), s.cfg.Coinbase, s.cfg.GasCeil)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("open block %d: %w", block.NumberU64()+1, err)
 	}
-	if err := s.tick(next, block); err != nil {
+	next.parentCommit = commit
+	first := s.executeAccepted(next)
+	if s.journal != nil {
+		if err := s.journal.Reopened(block, receipts, first); err != nil {
+			return nil, fmt.Errorf("log sealed block %d and the opening and first pre-confirmation of block %d: %w", block.NumberU64(), first.Header.Number, err)
+		}
+		next.logged = len(first.Transactions)
+	}
+	if err := s.announce(next, first, block); err != nil {
 		return nil, err
 	}
 	return next, nil
