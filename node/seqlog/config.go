@@ -110,7 +110,8 @@ type Config struct {
 	// connections only.
 	ListenTLS *tls.Config
 
-	// ObserveAppend, when set, hears how long each successful Append took,
+	// ObserveAppend, when set, hears how long each successful Append (or
+	// AppendAll, as one) took,
 	// from its call (waiting for an append in flight included) to
 	// JetStream's acknowledgement, retries included. It is a plain
 	// callback (the node passes a histogram's Observe) so that the log
