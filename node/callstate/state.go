@@ -39,17 +39,8 @@ type State struct {
 	base      int
 	sender    common.Address
 	hasSender bool
-	al        accessList
-	marks     []mark
-	// geth is set when the call's rules need go-ethereum's own access list
-	// handling (Verkle access events, block-level access lists): every
-	// access-list method then goes to the StateDB.
-	geth bool
+	warm      warmSet
 }
-
-// mark ties a StateDB revision to the access-list journal length at that
-// revision, so that reverting one reverts both.
-type mark struct{ id, journal int }
 
 var _ vm.StateDB = (*State)(nil)
 
@@ -57,68 +48,33 @@ var _ vm.StateDB = (*State)(nil)
 // precompiles, the access list, and the coinbase from Shanghai on). The
 // transient storage is already empty: a State is fresh or reverted.
 func (s *State) Prepare(rules params.Rules, sender, coinbase common.Address, dst *common.Address, precompiles []common.Address, list types.AccessList) {
-	s.marks = s.marks[:0]
-	s.geth = !rules.IsEIP2929 || rules.IsEIP4762 || rules.IsAmsterdam
-	if s.geth {
-		s.StateDB.Prepare(rules, sender, coinbase, dst, precompiles, list)
-		return
-	}
-	s.al.prepare(sender, coinbase, dst, precompiles, list, rules.IsShanghai)
+	s.warm.prepare(s.StateDB, rules, sender, coinbase, dst, precompiles, list)
 }
 
 // AddressInAccessList reports whether addr is warm.
 func (s *State) AddressInAccessList(addr common.Address) bool {
-	if s.geth {
-		return s.StateDB.AddressInAccessList(addr)
-	}
-	return s.al.containsAddress(addr)
+	return s.warm.addressIn(s.StateDB, addr)
 }
 
 // SlotInAccessList reports whether addr and its slot are warm.
 func (s *State) SlotInAccessList(addr common.Address, slot common.Hash) (addressOk, slotOk bool) {
-	if s.geth {
-		return s.StateDB.SlotInAccessList(addr, slot)
-	}
-	return s.al.contains(addr, slot)
+	return s.warm.slotIn(s.StateDB, addr, slot)
 }
 
 // AddAddressToAccessList warms addr.
-func (s *State) AddAddressToAccessList(addr common.Address) {
-	if s.geth {
-		s.StateDB.AddAddressToAccessList(addr)
-		return
-	}
-	s.al.addAddress(addr)
-}
+func (s *State) AddAddressToAccessList(addr common.Address) { s.warm.addAddress(s.StateDB, addr) }
 
 // AddSlotToAccessList warms addr and its slot.
 func (s *State) AddSlotToAccessList(addr common.Address, slot common.Hash) {
-	if s.geth {
-		s.StateDB.AddSlotToAccessList(addr, slot)
-		return
-	}
-	s.al.addSlot(addr, slot)
+	s.warm.addSlot(s.StateDB, addr, slot)
 }
 
 // Snapshot returns a revision to revert to.
-func (s *State) Snapshot() int {
-	id := s.StateDB.Snapshot()
-	s.marks = append(s.marks, mark{id: id, journal: len(s.al.journal)})
-	return id
-}
+func (s *State) Snapshot() int { return s.warm.snapshot(s.StateDB) }
 
 // RevertToSnapshot undoes every change since revision id, the warm set's
 // included.
-func (s *State) RevertToSnapshot(id int) {
-	for i := len(s.marks) - 1; i >= 0; i-- {
-		if s.marks[i].id == id {
-			s.al.revert(s.marks[i].journal)
-			s.marks = s.marks[:i]
-			break
-		}
-	}
-	s.StateDB.RevertToSnapshot(id)
-}
+func (s *State) RevertToSnapshot(id int) { s.warm.revertToSnapshot(s.StateDB, id) }
 
 // Pool hands out States over one immutable state. It is safe for concurrent
 // use; each State is used by one call at a time.
@@ -150,7 +106,7 @@ func (p *Pool) Get(sender common.Address) (*State, error) {
 		if err != nil {
 			return nil, err
 		}
-		s = &State{StateDB: db, al: newAccessList()}
+		s = &State{StateDB: db, warm: warmSet{al: newAccessList()}}
 		s.base = db.Snapshot()
 	}
 	if !s.hasSender || s.sender != sender {

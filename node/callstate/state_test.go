@@ -265,7 +265,7 @@ func TestReusedStateAnswersAsFresh(t *testing.T) {
 			t.Fatal(err)
 		}
 		got := apply(t, st, msg)
-		if st.geth {
+		if st.warm.geth {
 			t.Fatal("the preview chain's rules fell back to go-ethereum's access list")
 		}
 		if got.used != want[i].used || got.err != want[i].err || !bytes.Equal(got.ret, want[i].ret) {
@@ -317,5 +317,38 @@ func TestPoolConcurrentCalls(t *testing.T) {
 	close(errs)
 	for e := range errs {
 		t.Fatal(e)
+	}
+}
+
+// A Warm over a hooked StateDB runs messages one after another, as a block
+// is traced, exactly as go-ethereum's own warm set does: every probe
+// message in turn on one state, then the same on a Warm, compared message
+// by message.
+func TestWarmAnswersAsGeth(t *testing.T) {
+	root, db := testState(t)
+	plain, err := state.New(root, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wrapped, err := state.New(root, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	warm := NewWarm(state.NewHookedState(wrapped, &tracing.Hooks{}))
+	ctx := blockContext()
+	rules := chain.PreviewConfig().Rules(ctx.BlockNumber, true, ctx.Time)
+	for round := 0; round < 2; round++ {
+		for i, msg := range messages() {
+			want := apply(t, plain, msg)
+			plain.Finalise(rules)
+			got := apply(t, warm, msg)
+			wrapped.Finalise(rules)
+			if got.used != want.used || got.err != want.err || !bytes.Equal(got.ret, want.ret) {
+				t.Fatalf("round %d, message %d on a Warm:\n got  %s\n want %s", round, i, got, want)
+			}
+		}
+	}
+	if warm.warm.geth {
+		t.Fatal("the preview chain's rules fell back to go-ethereum's access list")
 	}
 }

@@ -148,6 +148,8 @@ type Server struct {
 	precompiles callPrecompiles
 	// tracePrefixes are sealed blocks' states kept by traces.
 	tracePrefixes *tracing.Prefixes
+	// traceReaders cache the states traced blocks start from.
+	traceReaders *tracing.Readers
 	// pendingProofs holds the tries of the pending state that
 	// eth_getProof("pending") proves against (proof_pending.go).
 	pendingProofs pendingProofCache
@@ -201,7 +203,7 @@ func New(cfg Config, b Backend, reg *metrics.Registry) *Server {
 		reg = metrics.NewRegistry()
 	}
 	s := &Server{cfg: cfg, b: b, filters: newFilterSet(cfg.FilterTimeout, cfg.MaxFilters, cfg.FiltersPerClient), limiter: ratelimit.New(cfg.RateLimit), methods: map[string]*method{},
-		sends: newRecentSends(cfg.ReceiptHold), tracePrefixes: tracing.NewPrefixes(cfg.TracePrefixBytes)}
+		sends: newRecentSends(cfg.ReceiptHold), tracePrefixes: tracing.NewPrefixes(cfg.TracePrefixBytes), traceReaders: tracing.NewReaders()}
 	for name, h := range methodTable() {
 		s.methods[name] = newMethod(reg, name, h)
 	}

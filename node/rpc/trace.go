@@ -257,7 +257,9 @@ func (s *Server) stateAfter(r *request, header *types.Header) (*state.StateDB, e
 	if header.Hash() == r.snap.Head.Hash() {
 		return r.snap.LatestState()
 	}
-	reader, err := s.b.Chain.StateReaderAt(header)
+	reader, err := s.traceReaders.Reader(header, r.snap.Head.NumberU64(), func() (state.Reader, error) {
+		return s.b.Chain.StateReaderAt(header)
+	})
 	if err != nil {
 		return nil, err
 	}

@@ -12,6 +12,8 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/core/vm"
 	"github.com/ethereum/go-ethereum/eth/tracers"
+
+	"github.com/stocknode/stocknode/node/callstate"
 )
 
 // ErrGenesis is go-ethereum's answer for tracing block 0, which has no
@@ -35,6 +37,9 @@ type Block struct {
 	// of size fromSize (Prefixes), 0 for the parent's state.
 	from     int
 	fromSize int64
+	// warm is the warm set the block's transactions are run with, one
+	// after another (callstate.Warm).
+	warm *callstate.Warm
 }
 
 // Replay readies b for tracing its transaction n: it runs the block's
@@ -55,7 +60,8 @@ func (e *Env) Replay(b *Block, n int) error {
 		}
 	}
 	b.ctx = core.NewEVMBlockContext(b.Header, e.Chain, nil)
-	evm := vm.NewEVM(b.ctx, b.State, e.Config, vm.Config{})
+	b.warm = warmOver(b.warm, b.State)
+	evm := vm.NewEVM(b.ctx, b.warm, e.Config, vm.Config{})
 	defer evm.Release()
 	if e.Precompiles != nil {
 		defer e.Precompiles(evm)()
@@ -112,7 +118,7 @@ func (e *Env) TraceTx(cfg *Config, b *Block, i int, room int) (json.RawMessage, 
 		return nil, err
 	}
 	txctx := &tracers.Context{BlockHash: b.Hash, BlockNumber: b.Header.Number, TxIndex: i, TxHash: tx.Hash()}
-	res, err := e.run(cfg, tx, msg, txctx, b.ctx, b.State, nil, room)
+	res, err := e.run(cfg, tx, msg, txctx, b.ctx, b.State, b.warm, nil, room)
 	if err != nil {
 		return nil, err
 	}
@@ -138,5 +144,5 @@ type Call struct {
 // TraceCall traces c as go-ethereum's TraceCall does: outside any block
 // (a zero tracer context), without the base fee rule.
 func (e *Env) TraceCall(cfg *Config, c *Call, room int) (json.RawMessage, error) {
-	return e.run(cfg, c.Tx, c.Msg, new(tracers.Context), c.Context, c.State, c.Precompiles, room)
+	return e.run(cfg, c.Tx, c.Msg, new(tracers.Context), c.Context, c.State, nil, c.Precompiles, room)
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/ethereum/go-ethereum/params"
 
 	"github.com/stocknode/stocknode/callbound"
+	"github.com/stocknode/stocknode/node/callstate"
 )
 
 // Task is the request's share of the call bound (a *callbound.Task): it cancels
@@ -119,7 +120,7 @@ func (s *stopper) stopped() error {
 // run is go-ethereum's API.traceTx: msg (of tx) traced in block context
 // vmctx on st, with the node's bounds. room is what the response has left.
 func (e *Env) run(cfg *Config, tx *types.Transaction, msg *core.Message, txctx *tracers.Context,
-	vmctx vm.BlockContext, st *state.StateDB, precompiles vm.PrecompiledContracts, room int) (res json.RawMessage, err error) {
+	vmctx vm.BlockContext, st *state.StateDB, warm *callstate.Warm, precompiles vm.PrecompiledContracts, room int) (res json.RawMessage, err error) {
 	if room <= 0 {
 		return nil, &TooLargeError{Room: max(room, 0)}
 	}
@@ -130,7 +131,7 @@ func (e *Env) run(cfg *Config, tx *types.Transaction, msg *core.Message, txctx *
 	}
 	stop := &stopper{tracer: tracer, name: cfg.describe(), task: e.Task}
 	g.stop = func() { stop.stop(&TooLargeError{Room: room}) }
-	evm := vm.NewEVM(vmctx, state.NewHookedState(st, tracer.Hooks), e.Config, vm.Config{Tracer: tracer.Hooks, NoBaseFee: true})
+	evm := vm.NewEVM(vmctx, warmOver(warm, state.NewHookedState(st, tracer.Hooks)), e.Config, vm.Config{Tracer: tracer.Hooks, NoBaseFee: true})
 	defer evm.Release()
 	stop.evm = evm
 	if precompiles != nil {
@@ -174,6 +175,16 @@ func (e *Env) run(cfg *Config, tx *types.Transaction, msg *core.Message, txctx *
 		return nil, &TooLargeError{Room: room}
 	}
 	return res, nil
+}
+
+// warmOver has warm, or a new Warm when it is nil, run over db: the warm
+// set is go-ethereum's in effect, built for less (callstate.Warm).
+func warmOver(warm *callstate.Warm, db vm.StateDB) *callstate.Warm {
+	if warm == nil {
+		return callstate.NewWarm(db)
+	}
+	warm.StateDB = db
+	return warm
 }
 
 // crashed is the answer of a trace whose tracer panicked with p in the
