@@ -35,7 +35,13 @@ func (b *builder) named(name string, cfg json.RawMessage) (*tracers.Tracer, erro
 	if name == "muxTracer" {
 		return b.mux(cfg)
 	}
-	t, err := tracers.DefaultDirectory.New(name, b.txctx, cfg, b.chainConfig)
+	var t *tracers.Tracer
+	var err error
+	if name == "callTracer" {
+		t, err = newCallTracer(cfg)
+	} else {
+		t, err = tracers.DefaultDirectory.New(name, b.txctx, cfg, b.chainConfig)
+	}
 	if err != nil {
 		return nil, err
 	}
