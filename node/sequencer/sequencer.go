@@ -48,7 +48,7 @@ type Config struct {
 	// ObserveSeal, when set, hears how long each seal took: the block's
 	// sealing, commit and logging, and the opening and first
 	// pre-confirmation of the next block (the "Sealed block" line's
-	// elapsed). ObservePreconf, when set, hears how long each
+	// elapsed). ObservePreconf, when set, hears how long each other
 	// pre-confirmation took to execute, log and publish. Both run on the
 	// sequencer's goroutine and must not block; they are plain callbacks
 	// (the node passes a histogram's Observe) so that the sequencer knows
