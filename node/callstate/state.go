@@ -29,6 +29,10 @@ import (
 
 // State is a StateDB for one call at a time, with a cheaper EIP-2929 access
 // list (accessList). Get it from a Pool and give it back with Put.
+//
+// Its access-list methods are Warm's, over the concrete *state.StateDB:
+// embedding a Warm would send every state read of an eth_call through an
+// interface.
 type State struct {
 	*state.StateDB
 	start int // the revision the call begins at
