@@ -168,6 +168,7 @@ func (s *Server) traceEnv(task *callbound.Task) *tracing.Env {
 		Task:       task,
 		MaxTimeout: s.cfg.EVMTimeout,
 		Prefixes:   s.tracePrefixes,
+		JumpDests:  s.b.Chain.BlockChain().JumpDestCache(),
 		Precompiles: func(evm *vm.EVM) func() {
 			set := s.precompiles.install(evm)
 			return set.release

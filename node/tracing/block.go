@@ -61,7 +61,7 @@ func (e *Env) Replay(b *Block, n int) error {
 	}
 	b.ctx = core.NewEVMBlockContext(b.Header, e.Chain, nil)
 	b.warm = warmOver(b.warm, b.State)
-	evm := vm.NewEVM(b.ctx, b.warm, e.Config, vm.Config{})
+	evm := e.newEVM(b.ctx, b.warm, vm.Config{})
 	defer evm.Release()
 	if e.Precompiles != nil {
 		defer e.Precompiles(evm)()

@@ -86,8 +86,10 @@ func newMeter(name string, cfg json.RawMessage, chainConfig *params.ChainConfig)
 	switch name {
 	case "callTracer":
 		var c struct{ OnlyTopCall bool }
-		if err := json.Unmarshal(cfg, &c); err != nil {
-			return nil, err
+		if !emptyConfig(cfg) {
+			if err := json.Unmarshal(cfg, &c); err != nil {
+				return nil, err
+			}
 		}
 		return (&frames{least: callFrameLeast, onlyTop: c.OnlyTopCall}).meter(), nil
 	case "flatCallTracer":

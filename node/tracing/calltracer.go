@@ -65,8 +65,10 @@ func newCallTracer(cfg json.RawMessage) (*tracers.Tracer, error) {
 		OnlyTopCall bool `json:"onlyTopCall"`
 		WithLog     bool `json:"withLog"`
 	}
-	if err := json.Unmarshal(cfg, &config); err != nil {
-		return nil, err
+	if !emptyConfig(cfg) {
+		if err := json.Unmarshal(cfg, &config); err != nil {
+			return nil, err
+		}
 	}
 	t := &callTracer{callstack: make([]callFrame, 0, 1), onlyTopCall: config.OnlyTopCall, withLog: config.WithLog}
 	return &tracers.Tracer{
@@ -290,4 +292,10 @@ func appendJSONString(b []byte, s string) []byte {
 		return append(b, `""`...) // a string always encodes
 	}
 	return append(b, enc...)
+}
+
+// emptyConfig reports a tracer configuration that sets nothing, which is
+// then not parsed: a block's trace builds a tracer for every transaction.
+func emptyConfig(cfg json.RawMessage) bool {
+	return len(cfg) == 0 || string(cfg) == "{}" || string(cfg) == "null"
 }

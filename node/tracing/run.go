@@ -50,6 +50,11 @@ type Env struct {
 	// Head is the chain's head, which bounds how old a kept state may be.
 	Prefixes *Prefixes
 	Head     uint64
+	// JumpDests, when set, is the chain's cache of contracts' jump
+	// destination analyses (core.BlockChain.JumpDestCache): a block's
+	// transactions, each on an EVM of its own, analyse a contract once,
+	// not once each.
+	JumpDests vm.JumpDestCache
 }
 
 // TooLargeError says how big a response may be and what to ask instead.
@@ -131,7 +136,7 @@ func (e *Env) run(cfg *Config, tx *types.Transaction, msg *core.Message, txctx *
 	}
 	stop := &stopper{tracer: tracer, name: cfg.describe(), task: e.Task}
 	g.stop = func() { stop.stop(&TooLargeError{Room: room}) }
-	evm := vm.NewEVM(vmctx, warmOver(warm, state.NewHookedState(st, tracer.Hooks)), e.Config, vm.Config{Tracer: tracer.Hooks, NoBaseFee: true})
+	evm := e.newEVM(vmctx, warmOver(warm, state.NewHookedState(st, tracer.Hooks)), vm.Config{Tracer: tracer.Hooks, NoBaseFee: true})
 	defer evm.Release()
 	stop.evm = evm
 	if precompiles != nil {
@@ -175,6 +180,15 @@ func (e *Env) run(cfg *Config, tx *types.Transaction, msg *core.Message, txctx *
 		return nil, &TooLargeError{Room: room}
 	}
 	return res, nil
+}
+
+// newEVM is an EVM over db with the chain's jump destination analyses.
+func (e *Env) newEVM(vmctx vm.BlockContext, db vm.StateDB, cfg vm.Config) *vm.EVM {
+	evm := vm.NewEVM(vmctx, db, e.Config, cfg)
+	if e.JumpDests != nil {
+		evm.SetJumpDestCache(e.JumpDests)
+	}
+	return evm
 }
 
 // warmOver has warm, or a new Warm when it is nil, run over db: the warm
