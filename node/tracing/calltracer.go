@@ -4,16 +4,16 @@ import (
 	"encoding/json"
 	"errors"
 	"math/big"
-	"strconv"
 	"sync/atomic"
 
 	"github.com/ethereum/go-ethereum/accounts/abi"
 	"github.com/ethereum/go-ethereum/common"
-	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/tracing"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/core/vm"
 	"github.com/ethereum/go-ethereum/eth/tracers"
+
+	"github.com/stocknode/stocknode/codec"
 )
 
 // callTracer is go-ethereum's callTracer (eth/tracers/native/call.go),
@@ -199,50 +199,32 @@ func (t *callTracer) stop(err error) {
 
 // appendJSON appends the frame as go-ethereum's encoding/json of its
 // callFrame writes it: the same members, in the same order, with the same
-// omissions and encodings.
+// omissions and encodings (codec writes hexutil's and encoding/json's).
 func (f *callFrame) appendJSON(b []byte) []byte {
-	b = append(b, `{"from":`...)
-	b = appendHexText(b, f.from[:])
-	b = append(b, `,"gas":"`...)
-	b = strconv.AppendUint(append(b, "0x"...), f.gas, 16)
-	b = append(b, `","gasUsed":"`...)
-	b = strconv.AppendUint(append(b, "0x"...), f.gasUsed, 16)
-	b = append(b, '"')
+	b = codec.AppendAddress(append(b, `{"from":`...), f.from)
+	b = codec.AppendUint64(append(b, `,"gas":`...), f.gas)
+	b = codec.AppendUint64(append(b, `,"gasUsed":`...), f.gasUsed)
 	if f.to != nil {
-		b = appendHexText(append(b, `,"to":`...), f.to[:])
+		b = codec.AppendAddress(append(b, `,"to":`...), *f.to)
 	}
-	b = appendHexText(append(b, `,"input":`...), f.input)
+	b = codec.AppendBytes(append(b, `,"input":`...), f.input)
 	if len(f.output) > 0 {
-		b = appendHexText(append(b, `,"output":`...), f.output)
+		b = codec.AppendBytes(append(b, `,"output":`...), f.output)
 	}
 	if f.err != "" {
-		b = appendJSONString(append(b, `,"error":`...), f.err)
+		b = codec.AppendString(append(b, `,"error":`...), f.err)
 	}
 	if f.revertReason != "" {
-		b = appendJSONString(append(b, `,"revertReason":`...), f.revertReason)
+		b = codec.AppendString(append(b, `,"revertReason":`...), f.revertReason)
 	}
 	if len(f.calls) > 0 {
-		b = append(b, `,"calls":[`...)
-		for i := range f.calls {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = f.calls[i].appendJSON(b)
-		}
-		b = append(b, ']')
+		b = appendArray(append(b, `,"calls":`...), len(f.calls), func(b []byte, i int) []byte { return f.calls[i].appendJSON(b) })
 	}
 	if len(f.logs) > 0 {
-		b = append(b, `,"logs":[`...)
-		for i := range f.logs {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = f.logs[i].appendJSON(b)
-		}
-		b = append(b, ']')
+		b = appendArray(append(b, `,"logs":`...), len(f.logs), func(b []byte, i int) []byte { return f.logs[i].appendJSON(b) })
 	}
 	if f.value != nil {
-		b = append(append(append(b, `,"value":"`...), hexutil.EncodeBig(f.value)...), '"')
+		b = codec.AppendBig(append(b, `,"value":`...), f.value)
 	}
 	// An opcode's name (or "opcode 0x.. not defined") needs no escape.
 	b = append(append(b, `,"type":"`...), f.typ.String()...)
@@ -250,48 +232,29 @@ func (f *callFrame) appendJSON(b []byte) []byte {
 }
 
 func (l *callLog) appendJSON(b []byte) []byte {
-	b = appendHexText(append(b, `{"address":`...), l.address[:])
+	b = codec.AppendAddress(append(b, `{"address":`...), l.address)
 	b = append(b, `,"topics":`...)
 	if l.topics == nil {
 		b = append(b, "null"...)
 	} else {
-		b = append(b, '[')
-		for i := range l.topics {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendHexText(b, l.topics[i][:])
+		b = appendArray(b, len(l.topics), func(b []byte, i int) []byte { return codec.AppendHash(b, l.topics[i]) })
+	}
+	b = codec.AppendBytes(append(b, `,"data":`...), l.data)
+	b = codec.AppendUint64(append(b, `,"index":`...), uint64(l.index))
+	b = codec.AppendUint64(append(b, `,"position":`...), uint64(l.position))
+	return append(b, '}')
+}
+
+// appendArray appends a JSON array of n elements, each appended by elem.
+func appendArray(b []byte, n int, elem func(b []byte, i int) []byte) []byte {
+	b = append(b, '[')
+	for i := range n {
+		if i > 0 {
+			b = append(b, ',')
 		}
-		b = append(b, ']')
+		b = elem(b, i)
 	}
-	b = appendHexText(append(b, `,"data":`...), l.data)
-	b = append(b, `,"index":"`...)
-	b = strconv.AppendUint(append(b, "0x"...), uint64(l.index), 16)
-	b = append(b, `","position":"`...)
-	b = strconv.AppendUint(append(b, "0x"...), uint64(l.position), 16)
-	return append(b, `"}`...)
-}
-
-// appendHexText appends data as hexutil.Bytes encodes it: a quoted,
-// 0x-prefixed lower-case hex string ("0x" when empty).
-func appendHexText(b, data []byte) []byte {
-	const digits = "0123456789abcdef"
-	b = append(b, `"0x`...)
-	for _, c := range data {
-		b = append(b, digits[c>>4], digits[c&0x0f])
-	}
-	return append(b, '"')
-}
-
-// appendJSONString appends s as encoding/json does (HTML-safe escapes,
-// invalid UTF-8 replaced): error messages and revert reasons are
-// contracts' text.
-func appendJSONString(b []byte, s string) []byte {
-	enc, err := json.Marshal(s)
-	if err != nil {
-		return append(b, `""`...) // a string always encodes
-	}
-	return append(b, enc...)
+	return append(b, ']')
 }
 
 // emptyConfig reports a tracer configuration that sets nothing, which is
