@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/consensus/misc/eip4844"
@@ -46,6 +47,9 @@ type builder struct {
 	touched *pending.Touched // changed since the last published layer
 	layer   *pending.Layer   // pending state as of the last tick
 	base    state.Reader     // state of parent
+	// filledAt is when the last pre-confirmation that executed
+	// transactions took them from the pool: the eager gap runs from it.
+	filledAt time.Time
 
 	// parentCommit is parent's commit to the database while it runs
 	// (pipeline.go): until it ends, nothing built on parent is published.

@@ -168,12 +168,9 @@ func (s *Sequencer) Run(ctx context.Context) error {
 		return err
 	}
 	// The gap runs from the last pre-confirmation that executed
-	// transactions: it batches a stream of them, while one that reaches
-	// a sequencer whose last ticks were empty is pre-confirmed at once.
-	var lastFilled time.Time
-	if len(b.txs) > 0 {
-		lastFilled = opened
-	}
+	// transactions (builder.filledAt): it batches a stream of them, while
+	// one that reaches a sequencer whose last ticks were empty is
+	// pre-confirmed at once.
 	fresh := false
 
 	nextSeal, nextTick := opened.Add(s.cfg.BlockTime), opened.Add(s.cfg.PreconfInterval)
@@ -182,7 +179,7 @@ func (s *Sequencer) Run(ctx context.Context) error {
 	for {
 		wake := earliest(nextTick, nextSeal)
 		if fresh {
-			wake = earliest(wake, lastFilled.Add(s.cfg.PreconfMinGap))
+			wake = earliest(wake, b.filledAt.Add(s.cfg.PreconfMinGap))
 		}
 		timer.Reset(time.Until(wake))
 		select {
@@ -201,7 +198,6 @@ func (s *Sequencer) Run(ctx context.Context) error {
 				return err
 			}
 			if len(b.txs) > filled {
-				lastFilled = now
 				b.hashAhead()
 			}
 			fresh = false
@@ -213,8 +209,10 @@ func (s *Sequencer) Run(ctx context.Context) error {
 		if b, err = s.sealAndReopen(b, now); err != nil {
 			return err
 		}
+		// The next block's first pre-confirmation took the pool's
+		// transactions early in the seal, so its gap may have passed: what
+		// was accepted during the rest of the seal has waited long enough.
 		if len(b.txs) > 0 {
-			lastFilled = s.now()
 			b.hashAhead()
 		}
 		fresh = false
@@ -284,7 +282,10 @@ func (s *Sequencer) tick(b *builder) error {
 // executeAccepted runs the pool's executable transactions into b and
 // returns the pre-confirmation they make.
 func (s *Sequencer) executeAccepted(b *builder) *pending.Block {
-	b.fill(s.pool.Executable(b.header.BaseFee))
+	taken := s.now()
+	if b.fill(s.pool.Executable(b.header.BaseFee)) > 0 {
+		b.filledAt = taken
+	}
 	block, _ := b.preconfirm()
 	return block
 }

@@ -145,6 +145,60 @@ func TestEagerGapAfterEmptyTicks(t *testing.T) {
 	}
 }
 
+// The gap after a seal runs from when the next block's first
+// pre-confirmation took the pool's transactions, early in the seal, not
+// from the seal's end: a transfer accepted while the sealed block is
+// committed has already waited part of the gap.
+func TestEagerGapRunsFromTheSealsSnapshot(t *testing.T) {
+	const (
+		gap  = time.Second
+		hold = 600 * time.Millisecond // each commit
+	)
+	e := newEnv(t)
+	to := common.HexToAddress("0x00000000000000000000000000000000000000ad")
+	first, during := e.transfer(0, 0, to, 1), e.transfer(0, 1, to, 1)
+	var sealed, committed sync.Once
+	hooks := testHooks{
+		// Pooled as the first block is sealed: the next block's first
+		// pre-confirmation executes it, and the gap starts there.
+		sealing: func(uint64) {
+			sealed.Do(func() {
+				if err := e.pool.Add(first); err != nil {
+					t.Errorf("add: %v", err)
+				}
+			})
+		},
+		committing: func() {
+			committed.Do(func() {
+				// Accepted after that pre-confirmation took the pool's
+				// transactions, while the commit holds up its publication.
+				time.AfterFunc(hold/3, func() {
+					if err := e.pool.Add(during); err != nil {
+						t.Errorf("add: %v", err)
+					}
+				})
+			})
+			time.Sleep(hold)
+		},
+	}
+	e.startWith(Config{BlockTime: 3 * time.Second, PreconfInterval: 3 * time.Second, PreconfMinGap: gap}, hooks)
+	firstSnap := e.waitFor("first transfer pre-confirmed", 5*time.Second, func(s *pending.Snapshot) bool {
+		return hasTx(s.Pending.Transactions, first.Hash())
+	})
+	if firstSnap.Pending.Index != 0 {
+		t.Fatalf("first transfer pre-confirmed at index %d, want the opening's", firstSnap.Pending.Index)
+	}
+	duringSnap := e.waitFor("second transfer pre-confirmed", 5*time.Second, func(s *pending.Snapshot) bool {
+		return hasTx(s.Pending.Transactions, during.Hash())
+	})
+	// From the seal's end the gap would put it a whole gap after the
+	// first's publication; from the snapshot, the held commit's time
+	// less.
+	if after := duringSnap.Published.Sub(firstSnap.Published); after > gap-hold/3 {
+		t.Fatalf("second transfer pre-confirmed %v after the seal's publication, want about %v (the gap less the held commit)", after, gap-hold)
+	}
+}
+
 // With a block time of five pre-confirmation intervals, each block gets
 // pre-confirmation indices 0..4 and no more, and empty blocks keep coming.
 func TestPreconfirmationRhythm(t *testing.T) {
