@@ -44,23 +44,10 @@ type Forwarder interface {
 // Submit adds tx as Add does, with Add's errors, and says whether it can
 // run now. eth_sendRawTransactionSync asks, to answer at once for a
 // transaction that would otherwise keep its client waiting in vain; an
-// overdraft is then an *OverdraftError.
-func (p *Pool) Submit(tx *types.Transaction) (Admission, error) {
-	if h := p.hooks.Load(); h.forward != nil {
-		return p.forwardSubmit(h, tx)
-	}
-	if err := p.Add(tx); err != nil {
-		return Admission{}, p.overdraft(tx, err)
-	}
-	from, err := p.sender(tx)
-	if err != nil {
-		return Admission{}, err
-	}
-	// After a sync Add the transaction is promoted if it can be: what
-	// is still queued waits for a nonce. One sealed since reads Unknown.
-	queued := p.pool.Status(tx.Hash()) == gethpool.TxStatusQueued
-	return Admission{Queued: queued, Next: p.Nonce(from)}, nil
-}
+// overdraft is then an *OverdraftError. The admission is read in the add's
+// own promotion pass (fenced.addThen): a transaction sealed since reads
+// as not queued.
+func (p *Pool) Submit(tx *types.Transaction) (Admission, error) { return p.add(tx, true) }
 
 // overdraft turns the pool's insufficient-funds error into an
 // *OverdraftError when the head's balance pays for tx alone: the funds

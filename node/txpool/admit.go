@@ -13,27 +13,36 @@ const DefaultAddBatch = 256
 // ErrClosed refuses a transaction sent to a pool that is shutting down.
 var ErrClosed = errors.New("the transaction pool is shutting down")
 
-// admitReq is one transaction waiting to be added, and where its error
+// admitReq is one transaction waiting to be added, and where its outcome
 // goes.
 type admitReq struct {
-	tx  *types.Transaction
-	err chan error
+	tx   *types.Transaction
+	want bool // read its Admission
+	done chan admitted
+}
+
+// admitted is the outcome of one add: its error, or, when asked for, its
+// Admission.
+type admitted struct {
+	adm Admission
+	err error
 }
 
 // admit adds tx through the admitter, with the batch it joins, and
-// returns its error once the pool counts it.
-func (p *Pool) admit(tx *types.Transaction) error {
-	req := admitReq{tx: tx, err: make(chan error, 1)}
+// returns its outcome once the pool counts it; the Admission only if
+// want.
+func (p *Pool) admit(tx *types.Transaction, want bool) (Admission, error) {
+	req := admitReq{tx: tx, want: want, done: make(chan admitted, 1)}
 	select {
 	case p.admits <- req:
 	case <-p.closing:
-		return ErrClosed
+		return Admission{}, ErrClosed
 	}
 	select {
-	case err := <-req.err:
-		return err
+	case out := <-req.done:
+		return out.adm, out.err
 	case <-p.admitDone:
-		return ErrClosed
+		return Admission{}, ErrClosed
 	}
 }
 
@@ -78,9 +87,15 @@ func (p *Pool) runAdmitter() {
 		}
 		// sync: every transaction is promoted, if it can be, before its
 		// sender hears back (Add).
-		for i, err := range p.pool.Add(txs, true) {
-			batch[i].err <- err
-		}
+		p.legacy.addThen(txs, true, func(errs []error) {
+			for i, err := range errs {
+				out := admitted{err: err}
+				if err == nil && batch[i].want {
+					out.adm = p.legacy.admission(batch[i].tx)
+				}
+				batch[i].done <- out
+			}
+		})
 		clear(txs) // keep no transaction alive until the next batch
 		clear(batch)
 	}

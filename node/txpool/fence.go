@@ -3,6 +3,7 @@ package txpool
 import (
 	"sync"
 
+	gethpool "github.com/ethereum/go-ethereum/core/txpool"
 	"github.com/ethereum/go-ethereum/core/txpool/legacypool"
 	"github.com/ethereum/go-ethereum/core/types"
 )
@@ -33,6 +34,17 @@ type fenced struct {
 
 // Add implements txpool.SubPool.
 func (p *fenced) Add(txs []*types.Transaction, sync bool) []error {
+	var errs []error
+	p.addThen(txs, sync, func(e []error) { errs = e })
+	return errs
+}
+
+// addThen adds txs as Add does, and tells then their errors before a reset
+// can take in a new head: then reads the pool as the adds' own promotion
+// pass left it. Reading it after the fence would wait for any reset that
+// started meanwhile, and a reset takes the pool's lock for milliseconds
+// (tens of them on a busy machine), every block.
+func (p *fenced) addThen(txs []*types.Transaction, sync bool, then func([]error)) {
 	// Recover the senders before the fence, as legacypool reuses them: an
 	// add held there while a new head is taken in has its costliest check
 	// done (Pool.Add has recovered them already). A sender that does not
@@ -42,7 +54,14 @@ func (p *fenced) Add(txs []*types.Transaction, sync bool) []error {
 	}
 	p.fence.RLock()
 	defer p.fence.RUnlock()
-	return p.LegacyPool.Add(txs, sync)
+	then(p.LegacyPool.Add(txs, sync))
+}
+
+// admission reads whether tx, pooled, can run now, and its sender's next
+// nonce.
+func (p *fenced) admission(tx *types.Transaction) Admission {
+	from, _ := types.Sender(p.signer, tx) // recovered by its add
+	return Admission{Queued: p.Status(tx.Hash()) == gethpool.TxStatusQueued, Next: p.Nonce(from)}
 }
 
 // Reset implements txpool.SubPool.

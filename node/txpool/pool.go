@@ -44,6 +44,7 @@ type Config struct {
 type Pool struct {
 	chain  *chain.Chain
 	pool   *gethpool.TxPool
+	legacy *fenced // pool's one subpool, which the admitter adds to directly
 	hooks  atomic.Pointer[hooks]
 	signer types.Signer // legacypool's: a sender recovered with it is reused
 
@@ -93,7 +94,7 @@ func New(c *chain.Chain, cfg Config) (*Pool, error) {
 	if err != nil {
 		return nil, fmt.Errorf("start transaction pool: %w", err)
 	}
-	p := &Pool{chain: c, pool: pool, signer: signer, admits: make(chan admitReq, addBatch), addBatch: addBatch,
+	p := &Pool{chain: c, pool: pool, legacy: legacy, signer: signer, admits: make(chan admitReq, addBatch), addBatch: addBatch,
 		closing: make(chan struct{}), admitDone: make(chan struct{})}
 	p.hooks.Store(&hooks{inUse: new(sync.RWMutex)})
 	go p.runAdmitter()
@@ -114,25 +115,36 @@ func (p *Pool) AddRaw(raw []byte) (common.Hash, error) {
 // (nonce too low, insufficient funds for gas * price + value, intrinsic gas
 // too low, replacement transaction underpriced, invalid sender, ...).
 func (p *Pool) Add(tx *types.Transaction) error {
-	if tx.Type() == types.BlobTxType {
-		return ErrBlobTxNotSupported
-	}
-	h := p.holdHooks()
-	if h.forward != nil {
-		return p.forwardTx(h, tx)
-	}
-	err := p.addHere(h, tx)
-	h.inUse.RUnlock()
-	if errors.Is(err, ErrTermEnded) {
-		return p.handOn(h, tx, err)
-	}
+	_, err := p.add(tx, false)
 	return err
 }
 
+// add is Add, and Submit when want: it then also answers the
+// transaction's Admission.
+func (p *Pool) add(tx *types.Transaction, want bool) (Admission, error) {
+	// legacypool takes every other type a transaction decodes as.
+	if tx.Type() == types.BlobTxType {
+		return Admission{}, ErrBlobTxNotSupported
+	}
+	h := p.holdHooks()
+	switch {
+	case h.forward != nil && want:
+		return p.forwardSubmit(h, tx)
+	case h.forward != nil:
+		return Admission{}, p.forwardTx(h, tx)
+	}
+	adm, err := p.addHere(h, tx, want)
+	h.inUse.RUnlock()
+	if errors.Is(err, ErrTermEnded) {
+		return p.handOn(h, tx, want, err)
+	}
+	return adm, err
+}
+
 // addHere pools tx under the read-held hooks h, and has it logged.
-func (p *Pool) addHere(h *hooks, tx *types.Transaction) error {
+func (p *Pool) addHere(h *hooks, tx *types.Transaction, want bool) (Admission, error) {
 	if err := p.checkFeeCap(tx); err != nil {
-		return err
+		return Admission{}, err
 	}
 	// The signature is recovered here, on the request's goroutine, where
 	// requests recover theirs in parallel; legacypool reuses it. A sender
@@ -142,15 +154,19 @@ func (p *Pool) addHere(h *hooks, tx *types.Transaction) error {
 	// wallet asks for next already counts it (two sends in a row would
 	// otherwise share a nonce). Concurrent adds share one batch and one
 	// promotion pass (runAdmitter), never a reset's (fenced).
-	if err := p.admit(tx); err != nil {
-		return err
+	adm, err := p.admit(tx, want)
+	if err != nil {
+		if want {
+			err = p.overdraft(tx, err)
+		}
+		return Admission{}, err
 	}
 	if h.accepted != nil {
 		if err := h.accepted(tx); err != nil {
-			return fmt.Errorf("the transaction is pooled, but the sequencer's log did not take it (it may still be included): %w", err)
+			return Admission{}, fmt.Errorf("the transaction is pooled, but the sequencer's log did not take it (it may still be included): %w", err)
 		}
 	}
-	return nil
+	return adm, nil
 }
 
 // ErrTermEnded, wrapped in the error of an OnAccepted function, says
@@ -166,15 +182,15 @@ const termEndWait = 5 * time.Second
 
 // handOn adds tx again under the hooks that replace h, once they are
 // installed; err is the answer if they are not within termEndWait.
-func (p *Pool) handOn(h *hooks, tx *types.Transaction, err error) error {
+func (p *Pool) handOn(h *hooks, tx *types.Transaction, want bool, err error) (Admission, error) {
 	deadline := time.Now().Add(termEndWait)
 	for p.hooks.Load() == h {
 		if time.Now().After(deadline) {
-			return err
+			return Admission{}, err
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	return p.Add(tx)
+	return p.add(tx, want)
 }
 
 // OnAccepted has every transaction the pool accepts handed to f before Add
