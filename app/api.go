@@ -30,9 +30,10 @@ func (n *Node) startAPI() error {
 	n.rpc = rpc.New(n.cfg.RPC, backend, n.reg)
 	n.http = httpserver.New(n.cfg.HTTP, n.rpc, n.health)
 	n.http.HandleRPC("/preconf", n.rpc.In(rpc.Preconf))
-	// The RPC server first: a sender's held view (--rpc.receipt-hold) is found
-	// from its marks as soon as a block is announced.
-	listeners := sequencer.Listeners{n.rpc, n.txwait}
+	// The waiters first: their wake-up is the answer of
+	// eth_sendRawTransactionSync. The RPC server then marks the sends the
+	// block sealed, which its requests do themselves if it has not yet.
+	listeners := sequencer.Listeners{n.txwait, n.rpc}
 	if err := n.startServices(&listeners); err != nil {
 		n.closeServices()
 		return err

@@ -116,9 +116,28 @@ func (s *recentSends) markThrough(head uint64, block func(number uint64) types.T
 	if s.hold <= 0 || head <= s.marked.Load() {
 		return
 	}
-	now := s.now()
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.markLocked(head, block)
+}
+
+// tryMarkThrough is markThrough unless the lock is taken: then it marks
+// nothing, and the first request to read past the last marked block marks
+// it (heldSnapshot). The sequencer marks with it. Under a flood of sends,
+// waiting for this lock behind the requests cost the sequencer tens of
+// milliseconds at a seal, each wait a turn of the scheduler's run queue,
+// before the next pre-confirmation.
+func (s *recentSends) tryMarkThrough(head uint64, block func(number uint64) types.Transactions) {
+	if s.hold <= 0 || head <= s.marked.Load() || !s.mu.TryLock() {
+		return
+	}
+	defer s.mu.Unlock()
+	s.markLocked(head, block)
+}
+
+// markLocked marks through head; the caller holds mu.
+func (s *recentSends) markLocked(head uint64, block func(number uint64) types.Transactions) {
+	now := s.now()
 	from := s.marked.Load() + 1
 	if head < from { // marked while this one waited for the lock
 		return
@@ -227,7 +246,16 @@ func (s *Server) heldSnapshot(r *request) *pending.Snapshot {
 // head's transactions from it and those of any block below it not yet
 // marked from the chain.
 func (s *Server) markThrough(head *types.Block) {
-	s.sends.markThrough(head.NumberU64(), func(n uint64) types.Transactions {
+	if head.NumberU64() <= s.sends.marked.Load() { // marked: no closure to make
+		return
+	}
+	s.sends.markThrough(head.NumberU64(), s.blockTxs(head))
+}
+
+// blockTxs returns the transactions of head, and of the blocks below it
+// from the chain.
+func (s *Server) blockTxs(head *types.Block) func(uint64) types.Transactions {
+	return func(n uint64) types.Transactions {
 		if n == head.NumberU64() {
 			return head.Transactions()
 		}
@@ -235,13 +263,15 @@ func (s *Server) markThrough(head *types.Block) {
 			return block.Transactions()
 		}
 		return nil
-	})
+	}
 }
 
 // Sealed implements sequencer.Listener: it marks the sends block seals,
 // so that the held views of their senders are found without looking
-// their transactions up.
-func (s *Server) Sealed(_ *pending.Snapshot, block *types.Block) { s.markThrough(block) }
+// their transactions up, unless requests hold the marks' lock.
+func (s *Server) Sealed(_ *pending.Snapshot, block *types.Block) {
+	s.sends.tryMarkThrough(block.NumberU64(), s.blockTxs(block))
+}
 
 // Preconfirmed implements sequencer.Listener.
 func (s *Server) Preconfirmed(*pending.Snapshot) {}

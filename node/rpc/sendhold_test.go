@@ -113,6 +113,32 @@ func TestRecentSendsMarks(t *testing.T) {
 	})
 }
 
+// TestTryMarkThrough: the sequencer's marking never waits for the
+// requests' lock: held, it marks nothing, and a request's marking later
+// marks the block.
+func TestTryMarkThrough(t *testing.T) {
+	alice := peer.New(netip.MustParseAddr("192.0.2.1"), nil)
+	tx := transfers(1)[0]
+	s := newRecentSends(time.Second)
+	s.sent(alice, tx.Hash())
+	sealed := blocks(map[uint64]types.Transactions{5: {tx}})
+
+	s.mu.RLock() // a request reading the marks
+	s.tryMarkThrough(5, sealed)
+	s.mu.RUnlock()
+	if got := s.earliestSealed(alice, 5); got != 0 {
+		t.Fatalf("with the lock held: earliest sealed block %d, want none marked", got)
+	}
+	s.markThrough(5, sealed)
+	if got := s.earliestSealed(alice, 5); got != 5 {
+		t.Fatalf("then a request marked: earliest sealed block %d, want 5", got)
+	}
+	s.tryMarkThrough(6, blocks(map[uint64]types.Transactions{6: {}}))
+	if s.marked.Load() != 6 {
+		t.Errorf("with the lock free: marked through %d, want 6", s.marked.Load())
+	}
+}
+
 // TestRecentSendsExpire: what the hold no longer covers is forgotten, so
 // the record stays as small as the sends of one hold (and the sealed
 // transactions of two).
