@@ -211,10 +211,17 @@ func (s *Server) numberedTraceBlock(r *request, bp codec.BlockParam) (*tracing.B
 
 // blockTraceBlock readies the sealed block of header for tracing.
 func (s *Server) blockTraceBlock(r *request, header *types.Header) (*tracing.Block, error) {
-	if header.Hash() == r.snap.Head.Hash() {
+	// The head's header is the snapshot's own (Server.header): no hash to
+	// compare. A header is hashed once: on a block of a few transactions,
+	// hashing headers was a twentieth of its trace.
+	if header == r.snap.HeadHeader {
 		return s.sealedTraceBlock(r, r.snap.Head)
 	}
-	block := s.b.Chain.BlockChain().GetBlock(header.Hash(), header.Number.Uint64())
+	hash := header.Hash()
+	if hash == r.snap.Head.Hash() {
+		return s.sealedTraceBlock(r, r.snap.Head)
+	}
+	block := s.b.Chain.BlockChain().GetBlock(hash, header.Number.Uint64())
 	if block == nil {
 		return nil, fmt.Errorf("block #%d not found", header.Number)
 	}
@@ -231,7 +238,7 @@ func (s *Server) sealedTraceBlock(r *request, block *types.Block) (*tracing.Bloc
 	if parent == nil {
 		return nil, fmt.Errorf("parent %#x not found", block.ParentHash())
 	}
-	st, err := s.stateAfter(r, parent)
+	st, err := s.stateAfter(r, parent, block.ParentHash())
 	if err != nil {
 		return nil, err
 	}
@@ -252,10 +259,11 @@ func (s *Server) pendingTraceBlock(r *request) (*tracing.Block, error) {
 	return &tracing.Block{Header: p.Header, Parent: r.snap.HeadHeader, Txs: p.Transactions, State: st}, nil
 }
 
-// stateAfter is a fresh StateDB of the state after the block of header; a
-// full node's pruned states answer chain.ErrStatePruned's clear error.
-func (s *Server) stateAfter(r *request, header *types.Header) (*state.StateDB, error) {
-	if header.Hash() == r.snap.Head.Hash() {
+// stateAfter is a fresh StateDB of the state after the block of header,
+// whose hash is hash; a full node's pruned states answer
+// chain.ErrStatePruned's clear error.
+func (s *Server) stateAfter(r *request, header *types.Header, hash common.Hash) (*state.StateDB, error) {
+	if hash == r.snap.Head.Hash() {
 		return r.snap.LatestState()
 	}
 	reader, err := s.traceReaders.Reader(header, r.snap.Head.NumberU64(), func() (state.Reader, error) {

@@ -1,7 +1,6 @@
 package tracing
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,8 +9,10 @@ import (
 	"github.com/ethereum/go-ethereum/core"
 	"github.com/ethereum/go-ethereum/core/state"
 	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/core/types/bal"
 	"github.com/ethereum/go-ethereum/core/vm"
 	"github.com/ethereum/go-ethereum/eth/tracers"
+	"github.com/ethereum/go-ethereum/params"
 
 	"github.com/stocknode/stocknode/node/callstate"
 )
@@ -69,7 +70,7 @@ func (e *Env) Replay(b *Block, n int) error {
 	e.Task.Watch(evm)
 	defer e.Task.Unwatch()
 	if from == 0 {
-		core.PreExecution(context.Background(), b.Header.ParentBeaconRoot, b.Parent, e.Config, evm, b.Header.Number, b.Header.Time)
+		preExecution(b.Header, e.Config, evm)
 	}
 	signer := types.MakeSigner(e.Config, b.Header.Number, b.Header.Time)
 	for i := from; i < n; i++ {
@@ -93,6 +94,23 @@ func (e *Env) Replay(b *Block, n int) error {
 	}
 	b.next = n
 	return nil
+}
+
+// preExecution is core.PreExecution, the block's system calls, with the
+// parent's hash read from header instead of hashed from the parent's
+// header: on a block of a few transactions, hashing headers was a
+// twentieth of its trace.
+func preExecution(header *types.Header, config *params.ChainConfig, evm *vm.EVM) {
+	var accessList *bal.ConstructionBlockAccessList
+	if config.IsAmsterdam(header.Number, header.Time) {
+		accessList = bal.NewConstructionBlockAccessList()
+	}
+	if header.ParentBeaconRoot != nil { // EIP-4788
+		core.ProcessBeaconBlockRoot(*header.ParentBeaconRoot, evm, accessList)
+	}
+	if config.IsPrague(header.Number, header.Time) || config.IsUBT(header.Number, header.Time) { // EIP-2935
+		core.ProcessParentBlockHash(header.ParentHash, evm, accessList)
+	}
 }
 
 // Keep gives b's state, after the transactions it traced, to Prefixes; b
