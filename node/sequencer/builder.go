@@ -52,8 +52,10 @@ type builder struct {
 	filledAt time.Time
 
 	// parentCommit is parent's commit to the database while it runs
-	// (pipeline.go): until it ends, nothing built on parent is published.
+	// (pipeline.go): until it ends, nothing built on parent is published,
+	// and the pre-confirmations made meanwhile wait in unpublished.
 	parentCommit *commitment
+	unpublished  []unpublished
 }
 
 // openBlock starts a block on parent at the given timestamp (clamped to the

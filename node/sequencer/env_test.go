@@ -27,6 +27,8 @@ type env struct {
 	pool  *txpool.Pool
 	store *pending.Store
 	keys  []*ecdsa.PrivateKey
+	// journal, when set, is the sequencer's.
+	journal Journal
 }
 
 func newEnv(t *testing.T) *env {
@@ -72,6 +74,9 @@ func (e *env) startWith(cfg Config, hooks testHooks) {
 		e.t.Fatal(err)
 	}
 	seq.hooks = hooks
+	if e.journal != nil {
+		seq.SetJournal(e.journal)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	wg.Add(1)

@@ -3,6 +3,7 @@ package sequencer
 import (
 	"math/big"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -117,4 +118,89 @@ func TestFirstPreconfirmationDuringCommit(t *testing.T) {
 			t.Fatalf("a validating node refuses block %d: %v", n, err)
 		}
 	}
+}
+
+// TestPreconfirmsDuringCommit: while a sealed block is committed, the
+// sequencer goes on executing and logging what arrives, and publishes it
+// once the commit is over, not at a tick after it.
+func TestPreconfirmsDuringCommit(t *testing.T) {
+	const (
+		gap  = 100 * time.Millisecond
+		hold = 500 * time.Millisecond // each commit
+	)
+	e := newEnv(t)
+	journal := &commitWatch{}
+	e.journal = journal
+	to := common.HexToAddress("0x00000000000000000000000000000000000000ae")
+	during := e.transfer(0, 0, to, 1)
+	var (
+		once     sync.Once
+		mu       sync.Mutex
+		released time.Time // when the held commit went on
+	)
+	hooks := testHooks{
+		committing: func() {
+			journal.holding.Store(true)
+			once.Do(func() {
+				time.AfterFunc(hold/2, func() {
+					if err := e.pool.Add(during); err != nil {
+						t.Errorf("add: %v", err)
+					}
+				})
+			})
+			time.Sleep(hold)
+			journal.holding.Store(false)
+			mu.Lock()
+			released = time.Now()
+			mu.Unlock()
+		},
+	}
+	e.startWith(Config{BlockTime: 3 * time.Second, PreconfInterval: 3 * time.Second, PreconfMinGap: gap}, hooks)
+	snap := e.waitFor("transfer pre-confirmed", 6*time.Second, func(s *pending.Snapshot) bool {
+		return hasTx(s.Pending.Transactions, during.Hash())
+	})
+	if !journal.loggedDuringCommit(during.Hash()) {
+		t.Fatal("the transfer sent during the commit was logged after it, want it executed and logged while the commit ran")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	switch after := snap.Published.Sub(released); {
+	case after < 0:
+		t.Fatalf("pre-confirmation published %v before the commit of its parent went on, want after it", -after)
+	case after > hold/4:
+		t.Errorf("pre-confirmation published %v after the commit went on, want at once", after)
+	}
+}
+
+// commitWatch is a Journal that notes the transactions it logs while a
+// commit is held up.
+type commitWatch struct {
+	holding atomic.Bool
+	mu      sync.Mutex
+	during  map[common.Hash]bool
+}
+
+func (j *commitWatch) Opened(*types.Header) error                                  { return nil }
+func (j *commitWatch) Sealed(*types.Block, types.Receipts) error                   { return nil }
+func (j *commitWatch) Reopened(*types.Block, types.Receipts, *pending.Block) error { return nil }
+
+func (j *commitWatch) Preconfirmed(_ *pending.Block, txs types.Transactions) error {
+	if !j.holding.Load() {
+		return nil
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.during == nil {
+		j.during = map[common.Hash]bool{}
+	}
+	for _, tx := range txs {
+		j.during[tx.Hash()] = true
+	}
+	return nil
+}
+
+func (j *commitWatch) loggedDuringCommit(hash common.Hash) bool {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.during[hash]
 }

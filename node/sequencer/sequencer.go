@@ -47,9 +47,10 @@ type Config struct {
 	LogSummary time.Duration
 	// ObserveSeal, when set, hears how long each seal took: the block's
 	// sealing, commit and logging, and the opening and first
-	// pre-confirmation of the next block (the "Sealed block" line's
-	// elapsed). ObservePreconf, when set, hears how long each other
-	// pre-confirmation took to execute, log and publish. Both run on the
+	// pre-confirmation of the next block, to its publication (the "Sealed
+	// block" line's elapsed). ObservePreconf, when set, hears how long each
+	// other pre-confirmation took to execute, log and publish (during a
+	// commit, to be kept for publication). Both run on the
 	// sequencer's goroutine and must not block; they are plain callbacks
 	// (the node passes a histogram's Observe) so that the sequencer knows
 	// nothing of metrics.
@@ -184,10 +185,16 @@ func (s *Sequencer) Run(ctx context.Context) error {
 		timer.Reset(time.Until(wake))
 		select {
 		case <-ctx.Done():
-			return nil
+			return s.flush(b)
 		case <-accepted:
 			drain(accepted)
 			fresh = true
+			continue
+		case <-b.parentCommitted():
+			if err := s.flush(b); err != nil {
+				return err
+			}
+			b.hashAhead()
 			continue
 		case <-timer.C:
 		}
@@ -276,7 +283,7 @@ func (s *Sequencer) tick(b *builder) error {
 		}
 		b.logged = len(block.Transactions)
 	}
-	return s.announce(b, block, nil)
+	return s.announce(b, unpublished{block: block})
 }
 
 // executeAccepted runs the pool's executable transactions into b and
@@ -290,21 +297,51 @@ func (s *Sequencer) executeAccepted(b *builder) *pending.Block {
 	return block
 }
 
-// announce publishes block, b's logged pre-confirmation, once b's parent
-// is committed; sealed is the block that just became b's parent, if any.
-func (s *Sequencer) announce(b *builder, block *pending.Block, sealed *types.Block) error {
+// announce publishes u, b's logged pre-confirmation, or keeps it to
+// publish once b's parent's commit is over (flush); u's layer is b's as of
+// now.
+func (s *Sequencer) announce(b *builder, u unpublished) error {
+	u.layer = b.layer
+	b.unpublished = append(b.unpublished, u)
+	if b.parentCommitting() {
+		return nil
+	}
+	return s.flush(b)
+}
+
+// flush waits for b's parent's commit, if it still runs, and publishes the
+// pre-confirmations that waited for it, in order.
+func (s *Sequencer) flush(b *builder) error {
+	last := b.layer
 	if err := b.awaitParent(); err != nil {
 		return err
 	}
-	s.publish(b.parent, block, b.base, b.layer, sealed)
+	for i, u := range b.unpublished {
+		layer := u.layer
+		if layer == last {
+			layer = b.layer // moved onto the committed parent by awaitParent
+		} else if layer != nil {
+			layer = layer.Rebase(b.base)
+		}
+		s.publish(b.parent, u.block, b.base, layer, u.sealed)
+		if u.sealed != nil {
+			s.sealPublished(u.sealed, u.sealStart)
+		}
+		b.unpublished[i] = unpublished{}
+	}
+	b.unpublished = b.unpublished[:0]
 	return nil
 }
 
 // sealAndReopen seals b, commits it to the database while it logs it and
-// opens and pre-confirms the next block on it (pipeline.go), and
-// publishes head and pending together once the commit is over: pending is
-// never behind latest, and latest is never a block the database lacks.
+// opens and pre-confirms the next block on it (pipeline.go); head and
+// pending are published together once the commit is over (flush): pending
+// is never behind latest, and latest is never a block the database lacks.
 func (s *Sequencer) sealAndReopen(b *builder, now time.Time) (*builder, error) {
+	// b is sealed on its parent's committed state, and announced after it.
+	if err := s.flush(b); err != nil {
+		return nil, err
+	}
 	start := s.now()
 	if s.hooks.sealing != nil {
 		s.hooks.sealing(b.header.Number.Uint64())
@@ -326,7 +363,7 @@ func (s *Sequencer) sealAndReopen(b *builder, now time.Time) (*builder, error) {
 	}
 	sealedState := b.sealedState()
 	commit := s.commitAsync(b, block)
-	next, err := s.logAndReopen(block, b.receipts, sealedState, commit, now)
+	next, err := s.logAndReopen(block, b.receipts, sealedState, commit, now, start)
 	if err != nil {
 		// Whoever stops the sequencer next closes the database: not
 		// under a commit. A failed commit stops the sequencer too: the
@@ -337,6 +374,12 @@ func (s *Sequencer) sealAndReopen(b *builder, now time.Time) (*builder, error) {
 		}
 		return nil, err
 	}
+	return next, nil
+}
+
+// sealPublished reports block, whose seal started at start, published as
+// the head.
+func (s *Sequencer) sealPublished(block *types.Block, start time.Time) {
 	sealed := s.now()
 	if s.cfg.ObserveSeal != nil {
 		s.cfg.ObserveSeal(sealed.Sub(start))
@@ -344,14 +387,13 @@ func (s *Sequencer) sealAndReopen(b *builder, now time.Time) (*builder, error) {
 	s.log.Debug("Sealed block", "number", block.NumberU64(), "hash", block.Hash(), "txs", len(block.Transactions()),
 		"gas", block.GasUsed(), "elapsed", common.PrettyDuration(sealed.Sub(start)))
 	s.summary.sealed(s.log, block, sealed)
-	return next, nil
 }
 
 // logAndReopen opens the next block on block, sealed and being committed
 // (commit), and pre-confirms it; it logs the three in one round trip
-// (Journal.Reopened) and publishes the pre-confirmation once the commit is
-// over.
-func (s *Sequencer) logAndReopen(block *types.Block, receipts types.Receipts, sealedState *pending.Layer, commit *commitment, now time.Time) (*builder, error) {
+// (Journal.Reopened), and the pre-confirmation is published once the
+// commit is over.
+func (s *Sequencer) logAndReopen(block *types.Block, receipts types.Receipts, sealedState *pending.Layer, commit *commitment, now, start time.Time) (*builder, error) {
 	next, err := openBlock(s.chain, block, sealedState, uint64(now.Unix()), s.cfg.Coinbase, s.cfg.GasCeil)
 	if err != nil {
 		return nil, fmt.Errorf("open block %d: %w", block.NumberU64()+1, err)
@@ -364,7 +406,7 @@ func (s *Sequencer) logAndReopen(block *types.Block, receipts types.Receipts, se
 		}
 		next.logged = len(first.Transactions)
 	}
-	if err := s.announce(next, first, block); err != nil {
+	if err := s.announce(next, unpublished{block: first, sealed: block, sealStart: start}); err != nil {
 		return nil, err
 	}
 	return next, nil
