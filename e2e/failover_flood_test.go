@@ -30,12 +30,38 @@ func TestKillsUnderFloodLoseNothing(t *testing.T) {
 	// The cluster's logs are kept for a failure's sake, and shown with it.
 	defer os.RemoveAll(report.Dir)
 	if err != nil {
-		t.Fatalf("%v\n%s", err, logTails(report.Dir, 60))
+		t.Fatalf("%v\n%s%s", err, logTails(report.Dir, 60), stacks(report.Dir, 400))
 	}
 	t.Log(report)
 	if report.Accepted == 0 || report.Lost != 0 || report.Reorged != 0 {
 		t.Fatalf("accepted %d, lost %d, blocks reorged %d; want none lost or reorged", report.Accepted, report.Lost, report.Reorged)
 	}
+}
+
+// stacks is, from each node's log in dir, the goroutines of the Go
+// runtime's dump (failover's Cluster.Dump, on a stall) that run this
+// project's code, at most n lines a log.
+func stacks(dir string, n int) string {
+	paths, _ := filepath.Glob(filepath.Join(dir, "*.log"))
+	var b strings.Builder
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		_, dump, ok := strings.Cut(string(data), "SIGQUIT: quit")
+		if !ok {
+			continue
+		}
+		var kept []string
+		for _, g := range strings.Split(dump, "\n\n") {
+			if strings.HasPrefix(g, "goroutine ") && strings.Contains(g, "github.com/stocknode/stocknode/") {
+				kept = append(kept, strings.Split(g, "\n")...)
+			}
+		}
+		fmt.Fprintf(&b, "--- %s, goroutines in stocknode's code (of the dump at the stall):\n%s\n", filepath.Base(p), strings.Join(kept[:min(len(kept), n)], "\n"))
+	}
+	return b.String()
 }
 
 // logTails is the last n lines of each node's log in dir.

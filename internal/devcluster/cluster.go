@@ -169,6 +169,22 @@ func (c *Cluster) Kill(i int) {
 	<-n.done
 }
 
+// Dump has every running node write its goroutines' stacks to its log
+// and exit (SIGQUIT: the Go runtime's dump), so that a failure shows what
+// a stalled node was waiting on.
+func (c *Cluster) Dump() {
+	for _, n := range c.Nodes {
+		if n.cmd == nil || n.cmd.Process == nil {
+			continue
+		}
+		n.cmd.Process.Signal(syscall.SIGQUIT)
+		select {
+		case <-n.done:
+		case <-time.After(10 * time.Second):
+		}
+	}
+}
+
 // Health is what a node's /health says of its role and, on a standby or
 // a replica, of how far it trails the log.
 type Health struct {

@@ -125,6 +125,7 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 		return report, err
 	}
 	defer w.close()
+	w.onStall = c.Dump // the nodes' stacks, in their logs, say what stalled
 
 	// The flood lasts until every kill and handover is done (a killed
 	// candidate's restart takes seconds, so no duration fits in advance);

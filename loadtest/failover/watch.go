@@ -30,6 +30,10 @@ type logWatch struct {
 	cancel context.CancelFunc
 	done   chan struct{}
 
+	// onStall, when set, runs when no pre-confirmation came in time,
+	// before the error is returned (Cluster.Dump).
+	onStall func()
+
 	mu      sync.Mutex
 	changed chan struct{} // closed and replaced at each entry
 	preconf []stamp
@@ -135,6 +139,9 @@ func (w *logWatch) firstPreconf(ctx context.Context, what string, after func(sta
 		case <-ctx.Done():
 			return time.Time{}, ctx.Err()
 		case <-deadline:
+			if w.onStall != nil {
+				w.onStall()
+			}
 			return time.Time{}, fmt.Errorf("no pre-confirmation in the log 60s after %s", what)
 		}
 	}
