@@ -42,16 +42,10 @@ func TestKillsUnderFloodLoseNothing(t *testing.T) {
 // runtime's dump (failover's Cluster.Dump, on a stall) that run this
 // project's code, at most n lines a log.
 func stacks(dir string, n int) string {
-	paths, _ := filepath.Glob(filepath.Join(dir, "*.log"))
-	var b strings.Builder
-	for _, p := range paths {
-		data, err := os.ReadFile(p)
-		if err != nil {
-			continue
-		}
-		_, dump, ok := strings.Cut(string(data), "SIGQUIT: quit")
+	return eachLog(dir, func(name, log string) string {
+		_, dump, ok := strings.Cut(log, "SIGQUIT: quit")
 		if !ok {
-			continue
+			return ""
 		}
 		var kept []string
 		for _, g := range strings.Split(dump, "\n\n") {
@@ -59,13 +53,20 @@ func stacks(dir string, n int) string {
 				kept = append(kept, strings.Split(g, "\n")...)
 			}
 		}
-		fmt.Fprintf(&b, "--- %s, goroutines in stocknode's code (of the dump at the stall):\n%s\n", filepath.Base(p), strings.Join(kept[:min(len(kept), n)], "\n"))
-	}
-	return b.String()
+		return fmt.Sprintf("--- %s, goroutines in stocknode's code (of the dump at the stall):\n%s\n", name, strings.Join(kept[:min(len(kept), n)], "\n"))
+	})
 }
 
 // logTails is the last n lines of each node's log in dir.
 func logTails(dir string, n int) string {
+	return eachLog(dir, func(name, log string) string {
+		lines := strings.Split(strings.TrimRight(log, "\n"), "\n")
+		return fmt.Sprintf("--- %s, last %d lines:\n%s\n", name, n, strings.Join(lines[max(0, len(lines)-n):], "\n"))
+	})
+}
+
+// eachLog joins what show makes of each node's log in dir.
+func eachLog(dir string, show func(name, log string) string) string {
 	paths, _ := filepath.Glob(filepath.Join(dir, "*.log"))
 	var b strings.Builder
 	for _, p := range paths {
@@ -73,8 +74,7 @@ func logTails(dir string, n int) string {
 		if err != nil {
 			continue
 		}
-		lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
-		fmt.Fprintf(&b, "--- %s, last %d lines:\n%s\n", filepath.Base(p), n, strings.Join(lines[max(0, len(lines)-n):], "\n"))
+		b.WriteString(show(filepath.Base(p), string(data)))
 	}
 	return b.String()
 }

@@ -177,11 +177,18 @@ func (c *Cluster) Dump() {
 		if n.cmd == nil || n.cmd.Process == nil {
 			continue
 		}
-		n.cmd.Process.Signal(syscall.SIGQUIT)
-		select {
-		case <-n.done:
-		case <-time.After(10 * time.Second):
-		}
+		n.signal(syscall.SIGQUIT, 10*time.Second)
+	}
+}
+
+// signal sends n sig and reports whether it exited within d.
+func (n *Node) signal(sig syscall.Signal, d time.Duration) bool {
+	n.cmd.Process.Signal(sig)
+	select {
+	case <-n.done:
+		return true
+	case <-time.After(d):
+		return false
 	}
 }
 
@@ -259,10 +266,7 @@ func (c *Cluster) Stop() {
 		if n.cmd == nil || n.cmd.Process == nil {
 			continue
 		}
-		n.cmd.Process.Signal(syscall.SIGINT)
-		select {
-		case <-n.done:
-		case <-time.After(15 * time.Second):
+		if !n.signal(syscall.SIGINT, 15*time.Second) {
 			n.cmd.Process.Kill()
 			<-n.done
 		}
