@@ -149,6 +149,7 @@ func (s *Server) traced(r *request, fn func(env *tracing.Env) error) error {
 			}
 		}()
 		env := s.traceEnv(task)
+		defer env.Close()
 		env.Head = r.snap.Head.NumberU64()
 		err = fn(env)
 	}); berr != nil {

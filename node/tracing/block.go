@@ -33,6 +33,7 @@ type Block struct {
 	State *state.StateDB
 
 	ctx  vm.BlockContext // made by Replay
+	evm  *vm.EVM         // made by Replay, for the block's transactions (blockEVM)
 	next int             // the transaction State is before
 	// from is the transaction State was copied before from a kept state
 	// of size fromSize (Prefixes), 0 for the parent's state.
@@ -62,11 +63,8 @@ func (e *Env) Replay(b *Block, n int) error {
 	}
 	b.ctx = core.NewEVMBlockContext(b.Header, e.Chain, nil)
 	b.warm = warmOver(b.warm, b.State)
-	evm := e.newEVM(b.ctx, b.warm, vm.Config{})
-	defer evm.Release()
-	if e.Precompiles != nil {
-		defer e.Precompiles(evm)()
-	}
+	evm := e.blockEVM(b)
+	evm.Config, evm.StateDB = vm.Config{}, b.warm
 	e.Task.Watch(evm)
 	defer e.Task.Unwatch()
 	if from == 0 {
@@ -94,6 +92,39 @@ func (e *Env) Replay(b *Block, n int) error {
 	}
 	b.next = n
 	return nil
+}
+
+// blockEVM is b's EVM, on b's block context: one for the replay and
+// every transaction traced after it, as go-ethereum's state processor runs
+// a block's transactions on one EVM. Making one per transaction (its fork
+// rules, jump table and precompiles) was a fortieth of tracing a block of
+// token transfers. A cancelled EVM is not used again. Close gives it back.
+func (e *Env) blockEVM(b *Block) *vm.EVM {
+	if b.evm != nil && !b.evm.Cancelled() {
+		return b.evm
+	}
+	evm := e.newEVM(b.ctx, b.warm, vm.Config{})
+	release := evm.Release
+	if e.Precompiles != nil {
+		givePrecompiles := e.Precompiles(evm)
+		release = func() {
+			givePrecompiles()
+			evm.Release()
+		}
+	}
+	e.releases = append(e.releases, release)
+	b.evm = evm
+	return evm
+}
+
+// Close gives back what the request's traces borrowed: their blocks'
+// EVMs and the precompiles installed in them. The Env is not used after.
+func (e *Env) Close() {
+	e.deadlines.end()
+	for _, release := range e.releases {
+		release()
+	}
+	e.releases = nil
 }
 
 // preExecution is core.PreExecution, the block's system calls, with the
@@ -136,7 +167,7 @@ func (e *Env) TraceTx(cfg *Config, b *Block, i int, room int) (json.RawMessage, 
 		return nil, err
 	}
 	txctx := &tracers.Context{BlockHash: b.Hash, BlockNumber: b.Header.Number, TxIndex: i, TxHash: tx.Hash()}
-	res, err := e.run(cfg, tx, msg, txctx, b.ctx, b.State, b.warm, nil, room)
+	res, err := e.run(cfg, tx, msg, txctx, b.ctx, b.State, b.warm, e.blockEVM(b), nil, room)
 	if err != nil {
 		return nil, err
 	}
@@ -162,5 +193,5 @@ type Call struct {
 // TraceCall traces c as go-ethereum's TraceCall does: outside any block
 // (a zero tracer context), without the base fee rule.
 func (e *Env) TraceCall(cfg *Config, c *Call, room int) (json.RawMessage, error) {
-	return e.run(cfg, c.Tx, c.Msg, new(tracers.Context), c.Context, c.State, nil, c.Precompiles, room)
+	return e.run(cfg, c.Tx, c.Msg, new(tracers.Context), c.Context, c.State, nil, nil, c.Precompiles, room)
 }

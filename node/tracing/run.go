@@ -55,6 +55,9 @@ type Env struct {
 	// transactions, each on an EVM of its own, analyse a contract once,
 	// not once each.
 	JumpDests vm.JumpDestCache
+
+	releases  []func() // what Close gives back
+	deadlines deadlines
 }
 
 // TooLargeError says how big a response may be and what to ask instead.
@@ -123,9 +126,11 @@ func (s *stopper) stopped() error {
 }
 
 // run is go-ethereum's API.traceTx: msg (of tx) traced in block context
-// vmctx on st, with the node's bounds. room is what the response has left.
+// vmctx on st, with the node's bounds, on evm (made on vmctx) or, when it
+// is nil, an EVM of its own with precompiles (nil: the fork's). room is
+// what the response has left.
 func (e *Env) run(cfg *Config, tx *types.Transaction, msg *core.Message, txctx *tracers.Context,
-	vmctx vm.BlockContext, st *state.StateDB, warm *callstate.Warm, precompiles vm.PrecompiledContracts, room int) (res json.RawMessage, err error) {
+	vmctx vm.BlockContext, st *state.StateDB, warm *callstate.Warm, evm *vm.EVM, precompiles vm.PrecompiledContracts, room int) (res json.RawMessage, err error) {
 	if room <= 0 {
 		return nil, &TooLargeError{Room: max(room, 0)}
 	}
@@ -136,14 +141,19 @@ func (e *Env) run(cfg *Config, tx *types.Transaction, msg *core.Message, txctx *
 	}
 	stop := &stopper{tracer: tracer, name: cfg.describe(), task: e.Task}
 	g.stop = func() { stop.stop(&TooLargeError{Room: room}) }
-	evm := e.newEVM(vmctx, warmOver(warm, state.NewHookedState(st, tracer.Hooks)), vm.Config{Tracer: tracer.Hooks, NoBaseFee: true})
-	defer evm.Release()
-	stop.evm = evm
-	if precompiles != nil {
-		evm.SetPrecompiles(precompiles)
-	} else if e.Precompiles != nil {
-		defer e.Precompiles(evm)()
+	db, evmCfg := warmOver(warm, state.NewHookedState(st, tracer.Hooks)), vm.Config{Tracer: tracer.Hooks, NoBaseFee: true}
+	if evm != nil {
+		evm.Config, evm.StateDB = evmCfg, db
+	} else {
+		evm = e.newEVM(vmctx, db, evmCfg)
+		defer evm.Release()
+		if precompiles != nil {
+			evm.SetPrecompiles(precompiles)
+		} else if e.Precompiles != nil {
+			defer e.Precompiles(evm)()
+		}
 	}
+	stop.evm = evm
 	// Tracers are a large body of code run on clients' input: a panic is
 	// this request's error, not the node's end. One stopped early may
 	// crash on what it did not record (callTracer stopped before its
@@ -155,8 +165,8 @@ func (e *Env) run(cfg *Config, tx *types.Transaction, msg *core.Message, txctx *
 		}
 	}()
 	timeout, capped := e.timeout(cfg)
-	timer := time.AfterFunc(timeout, func() { stop.stop(timeoutError(timeout, capped)) })
-	defer timer.Stop()
+	e.deadlines.start(stop, timeout, capped)
+	defer e.deadlines.end()
 	e.Task.Watch(stop)
 	defer e.Task.Unwatch()
 
