@@ -28,6 +28,7 @@ func TestCommandLine(t *testing.T) {
 		{"--help", []string{"--help"}, 0, []string{"stocknode init", "stocknode import", "stocknode export", "-block-time"}},
 		{"help import", []string{"help", "import"}, 0, []string{"Usage of stocknode import:", "-datadir"}},
 		{"--public with the development faucet key", []string{"--dev", "--public"}, 1, []string{"--faucet.key", "--faucet=false"}},
+		{"--gc.percent 0", []string{"--dev", "--gc.percent", "0"}, 1, []string{"--gc.percent 0: must be above 0"}},
 		{"an unknown flag", []string{"--nope"}, 2, []string{"flag provided but not defined: -nope", "stocknode init"}},
 	} {
 		out, err := exec.Command(binary, tt.args...).CombinedOutput()

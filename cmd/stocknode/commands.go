@@ -68,6 +68,7 @@ func runNode(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs.IntVar(&cfg.TxPool.AddBatch, "txpool.addbatch", txpool.DefaultAddBatch, "most transactions added to the pool at once: the sends that arrive while one batch is added form the next, so the pool's lock and promotion pass are taken once per batch, not once per send")
 	verbosity := fs.Int("verbosity", 3, "log level: 0 silent, 1 error, 2 warn, 3 info, 4 debug (each sealed block)")
 	fs.DurationVar(&cfg.Sequencer.LogSummary, "log.summary", sequencer.DefaultLogSummary, "how often one INFO line sums up the blocks sealed since the last (each block is a DEBUG line, --verbosity 4); negative: never")
+	gcPercent := fs.Int("gc.percent", defaultGCPercent, "the garbage collector's GOGC: it collects once the heap has grown this many percent past what the last collection left; higher trades memory for CPU, within the memory limit (GOGC in the environment takes precedence)")
 	pprofOn := fs.Bool("pprof", false, "serve Go profiles at /debug/pprof/ on --pprof.addr (an admin listener, never the public port)")
 	metricsOn := fs.Bool("metrics", false, "serve Prometheus metrics at /metrics on --pprof.addr")
 	pprofAddr := fs.String("pprof.addr", "127.0.0.1:6060", "admin listening address (pprof, metrics)")
@@ -123,6 +124,9 @@ func runNode(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		log.Warn("File-descriptor limit unknown; connections are capped only by --http.maxconns", "err", err)
 	}
 	cfg.FDLimit = fds
+	if err := setGCPercent(*gcPercent, log); err != nil {
+		return err
+	}
 	setMemoryLimit(log)
 	go returnMemory(ctx, log)
 	n, err := app.New(cfg, log)
