@@ -61,6 +61,15 @@ type callLog struct {
 
 // newCallTracer is go-ethereum's newCallTracer with this encoder.
 func newCallTracer(cfg json.RawMessage) (*tracers.Tracer, error) {
+	t, err := parseCallTracer(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return t.tracer(), nil
+}
+
+// parseCallTracer is a callTracer configured by cfg.
+func parseCallTracer(cfg json.RawMessage) (*callTracer, error) {
 	var config struct {
 		OnlyTopCall bool `json:"onlyTopCall"`
 		WithLog     bool `json:"withLog"`
@@ -70,7 +79,11 @@ func newCallTracer(cfg json.RawMessage) (*tracers.Tracer, error) {
 			return nil, err
 		}
 	}
-	t := &callTracer{callstack: make([]callFrame, 0, 1), onlyTopCall: config.OnlyTopCall, withLog: config.WithLog}
+	return &callTracer{callstack: make([]callFrame, 0, 1), onlyTopCall: config.OnlyTopCall, withLog: config.WithLog}, nil
+}
+
+// tracer is t's hooks and result.
+func (t *callTracer) tracer() *tracers.Tracer {
 	return &tracers.Tracer{
 		Hooks: &tracing.Hooks{
 			OnTxStart: t.onTxStart,
@@ -81,7 +94,16 @@ func newCallTracer(cfg json.RawMessage) (*tracers.Tracer, error) {
 		},
 		GetResult: t.getResult,
 		Stop:      t.stop,
-	}, nil
+	}
+}
+
+// reset readies t for another transaction, with its configuration.
+func (t *callTracer) reset() {
+	clear(t.callstack)
+	t.callstack = t.callstack[:0]
+	t.gasLimit, t.depth = 0, 0
+	t.interrupt.Store(false)
+	t.reason.Store(nil)
 }
 
 func (t *callTracer) onTxStart(_ *tracing.VMContext, tx *types.Transaction, _ common.Address) {

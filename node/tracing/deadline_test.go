@@ -57,3 +57,16 @@ func waitStopped(t *testing.T, s *stopper) {
 	}
 	t.Fatal("not stopped by its deadline")
 }
+
+// A transaction's stopper, once its trace is over, stops nothing: its
+// tracer may be the next transaction's (reusedCallTracer).
+func TestDisarmedStopperStopsNothing(t *testing.T) {
+	stopped := false
+	s := newTestStopper()
+	s.tracer.Stop = func(error) { stopped = true }
+	s.disarm()
+	s.stop(errTimeout)
+	if stopped || s.stopped() != nil || s.evm.Cancelled() {
+		t.Fatalf("a disarmed stopper stopped its tracer (%v), answers %v, cancelled its EVM (%v)", stopped, s.stopped(), s.evm.Cancelled())
+	}
+}

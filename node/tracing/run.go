@@ -56,8 +56,9 @@ type Env struct {
 	// not once each.
 	JumpDests vm.JumpDestCache
 
-	releases  []func() // what Close gives back
-	deadlines deadlines
+	releases   []func() // what Close gives back
+	deadlines  deadlines
+	callTracer *reusedCallTracer // the last callTracer built, for the next transaction
 }
 
 // TooLargeError says how big a response may be and what to ask instead.
@@ -109,6 +110,14 @@ func (s *stopper) stopTracer(err error) (reason error) {
 	return err
 }
 
+// disarm ends s's part: a stop under way on another goroutine (a timeout
+// that fired as the trace ended) is waited for, and none starts after, so
+// that a tracer used again for the next transaction (reusedCallTracer) is
+// not stopped by this one's.
+func (s *stopper) disarm() {
+	s.once.Do(func() {})
+}
+
 // Cancel is the task's: the request is over.
 func (s *stopper) Cancel() {
 	err := s.task.Err()
@@ -134,12 +143,12 @@ func (e *Env) run(cfg *Config, tx *types.Transaction, msg *core.Message, txctx *
 	if room <= 0 {
 		return nil, &TooLargeError{Room: max(room, 0)}
 	}
-	g := &guard{room: room}
-	tracer, err := cfg.newTracer(txctx, e.Config, room, g)
+	tracer, g, err := e.tracer(cfg, txctx, e.Config, room)
 	if err != nil {
 		return nil, err
 	}
 	stop := &stopper{tracer: tracer, name: cfg.describe(), task: e.Task}
+	defer stop.disarm()
 	g.stop = func() { stop.stop(&TooLargeError{Room: room}) }
 	db, evmCfg := warmOver(warm, state.NewHookedState(st, tracer.Hooks)), vm.Config{Tracer: tracer.Hooks, NoBaseFee: true}
 	if evm != nil {
