@@ -81,6 +81,9 @@ func runNode(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err := parse(fs, args); err != nil {
 		return err
 	}
+	if !*pprofOn {
+		dropHeapProfile()
+	}
 	if err := natsTLS.apply(&cfg); err != nil {
 		return err
 	}
