@@ -173,6 +173,8 @@ func printTables(w io.Writer, cfg config, res *results) {
 	}
 	tw.Flush()
 
+	printCPUPerRequest(w, cfg, res, names)
+
 	if cfg.flood {
 		printFlood(w, cfg, res)
 	}
@@ -195,6 +197,74 @@ func printTables(w io.Writer, cfg config, res *results) {
 		fmt.Fprintf(w, "\n  %s: %s", s.Name, strings.Join(parts, ", "))
 	}
 	fmt.Fprintln(w)
+}
+
+// printCPUPerRequest prints the server's CPU time per answered request in
+// each workload's best round, and how many times stocknode's each anchor
+// spends: unlike requests/s, it does not depend on how much of the machine
+// the load generator takes.
+func printCPUPerRequest(w io.Writer, cfg config, res *results, names []string) {
+	sn, geth, anvil, base := res.server("stocknode"), res.server("geth"), res.server("anvil"), res.server(baseName)
+	fmt.Fprintln(w, "\nserver CPU per answered request (best round); anchor/sn: times stocknode's")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	header := "workload\t" + strings.Join(names, "\t") + "\t"
+	if sn != nil && anvil != nil {
+		header += "anvil/sn\t"
+	}
+	if sn != nil && geth != nil {
+		header += "geth/sn\t"
+	}
+	if sn != nil && base != nil {
+		header += "base/sn\t"
+	}
+	fmt.Fprintln(tw, header)
+	for _, wl := range tableWorkloads(cfg) {
+		line := wl.method + " " + wl.tag + "\t"
+		for _, s := range res.Servers {
+			line += cpuTime(s.read(wl.method, wl.tag)) + "\t"
+		}
+		if sn != nil && anvil != nil {
+			line += cpuRatio(anvil.read(wl.method, wl.tag), sn.read(wl.method, wl.tag)) + "\t"
+		}
+		if sn != nil && geth != nil {
+			line += cpuRatio(geth.read(wl.method, wl.tag), sn.read(wl.method, wl.tag)) + "\t"
+		}
+		if sn != nil && base != nil {
+			line += cpuRatio(base.read(wl.method, wl.tag), sn.read(wl.method, wl.tag)) + "\t"
+		}
+		fmt.Fprintln(tw, line)
+	}
+	tw.Flush()
+}
+
+// cpuPerRequest is r's server CPU time per answered request, 0 when
+// unknown.
+func cpuPerRequest(r *readResult) time.Duration {
+	if r == nil || r.RPS == 0 || r.CPU.Server == 0 {
+		return 0
+	}
+	return time.Duration(r.CPU.Server / r.RPS * float64(time.Second))
+}
+
+func cpuTime(r *readResult) string {
+	d := cpuPerRequest(r)
+	switch {
+	case d == 0:
+		return "-"
+	case d < time.Millisecond:
+		return fmt.Sprintf("%.3g µs", float64(d)/float64(time.Microsecond))
+	default:
+		return fmt.Sprintf("%.3g ms", float64(d)/float64(time.Millisecond))
+	}
+}
+
+// cpuRatio is how many times b's CPU per request a spends.
+func cpuRatio(a, b *readResult) string {
+	da, db := cpuPerRequest(a), cpuPerRequest(b)
+	if da == 0 || db == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.2fx", float64(da)/float64(db))
 }
 
 // paced returns the workload's measurement at the one offered rate.

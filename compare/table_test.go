@@ -116,3 +116,29 @@ func TestPrintTablesBaseline(t *testing.T) {
 		}
 	}
 }
+
+// The CPU table divides each server's cores by its requests/s, and says how
+// many times stocknode's CPU per request each anchor spends.
+func TestPrintCPUPerRequest(t *testing.T) {
+	read := func(rps, cores float64) []readResult {
+		return []readResult{{Method: "getBalance", Tag: "latest", RPS: rps, CPU: cpuUse{Server: cores}}}
+	}
+	res := &results{Servers: []serverResult{
+		{Name: "stocknode", Reads: read(80_000, 0.96)}, // 12 µs
+		{Name: "geth", Reads: read(16_000, 1.44)},      // 90 µs
+		{Name: "anvil", Reads: read(60_000, 1.2)},      // 20 µs
+	}}
+	var b bytes.Buffer
+	printCPUPerRequest(&b, config{}, res, []string{"stocknode", "geth", "anvil"})
+	out := b.String()
+	for _, want := range []string{"getBalance latest", "12 µs", "90 µs", "20 µs", "1.67x", "7.50x"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("CPU table lacks %q:\n%s", want, out)
+		}
+	}
+	for _, line := range strings.Split(out, "\n") {
+		if strings.Contains(line, "call latest") && !strings.Contains(line, " -") {
+			t.Errorf("a workload without measurements shows no dash: %q", line)
+		}
+	}
+}

@@ -41,7 +41,7 @@ func TestDeadlinesStopOnlyTheirOwnTransaction(t *testing.T) {
 
 func newTestStopper() *stopper {
 	evm := vm.NewEVM(vm.BlockContext{}, nil, testConfig, vm.Config{})
-	return &stopper{tracer: &tracers.Tracer{Stop: func(error) {}}, name: "test", evm: evm}
+	return &stopper{tracer: &tracers.Tracer{Stop: func(error) {}}, cfg: new(Config), evm: evm}
 }
 
 func waitStopped(t *testing.T, s *stopper) {

@@ -80,7 +80,7 @@ func (e *TooLargeError) Error() string {
 type stopper struct {
 	once   sync.Once
 	tracer *tracers.Tracer
-	name   string // the tracer, for errors
+	cfg    *Config // the tracer's, which errors name
 	evm    *vm.EVM
 	task   Task
 
@@ -103,7 +103,7 @@ func (s *stopper) stop(err error) {
 func (s *stopper) stopTracer(err error) (reason error) {
 	defer func() {
 		if p := recover(); p != nil {
-			reason = fmt.Errorf("tracing failed: stopping %s crashed: %v", s.name, p)
+			reason = fmt.Errorf("tracing failed: stopping %s crashed: %v", s.cfg.describe(), p)
 		}
 	}()
 	s.tracer.Stop(err)
@@ -147,7 +147,7 @@ func (e *Env) run(cfg *Config, tx *types.Transaction, msg *core.Message, txctx *
 	if err != nil {
 		return nil, err
 	}
-	stop := &stopper{tracer: tracer, name: cfg.describe(), task: e.Task}
+	stop := &stopper{tracer: tracer, cfg: cfg, task: e.Task}
 	defer stop.disarm()
 	g.stop = func() { stop.stop(&TooLargeError{Room: room}) }
 	db, evmCfg := warmOver(warm, state.NewHookedState(st, tracer.Hooks)), vm.Config{Tracer: tracer.Hooks, NoBaseFee: true}
@@ -229,7 +229,7 @@ func (e *Env) crashed(stop *stopper, p any, site string) error {
 	if reason := stop.stopped(); reason != nil {
 		return reason
 	}
-	return fmt.Errorf("tracing failed: %s crashed: %v (in %s)", stop.name, p, site)
+	return fmt.Errorf("tracing failed: %s crashed: %v (in %s)", stop.cfg.describe(), p, site)
 }
 
 // panicSite is the function that panicked, called from a deferred
