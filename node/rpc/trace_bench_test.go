@@ -30,26 +30,31 @@ func BenchmarkTraceTransaction(b *testing.B) {
 	}
 }
 
-// BenchmarkTraceBlock traces the conformance chain's blocks in turn
+// BenchmarkTraceBlock traces a chain's blocks in turn
 // (debug_traceBlockByNumber with callTracer) through the handler: a
-// block's replay of its system calls, then each transaction traced.
+// block's replay of its system calls, then each transaction traced. The
+// execution-apis chain is the one make compare traces.
 //
 //	go test -run '^$' -bench TraceBlock ./node/rpc/
 func BenchmarkTraceBlock(b *testing.B) {
-	p := newTracePair(b)
-	bodies := make([][]byte, len(p.blocks))
-	for i, block := range p.blocks {
-		bodies[i], _ = json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "debug_traceBlockByNumber",
-			"params": []any{fmt.Sprintf("%#x", block.NumberU64()), map[string]any{"tracer": "callTracer"}}})
-	}
-	var out []byte
-	for i, body := range bodies {
-		if out = p.srv.Handle(body, out[:0]); !bytes.Contains(out, []byte(`"result":[`)) {
-			b.Fatalf("block %d: %s", i+1, out)
-		}
-	}
-	b.ReportAllocs()
-	for i := 0; b.Loop(); i++ {
-		out = p.srv.Handle(bodies[i%len(bodies)], out[:0])
+	for _, c := range []struct{ name, dir string }{{"conformance", conformanceChain}, {"execution-apis", forksChain}} {
+		b.Run(c.name, func(b *testing.B) {
+			p := newTracePairOf(b, c.dir)
+			bodies := make([][]byte, len(p.blocks))
+			for i, block := range p.blocks {
+				bodies[i], _ = json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "debug_traceBlockByNumber",
+					"params": []any{fmt.Sprintf("%#x", block.NumberU64()), map[string]any{"tracer": "callTracer"}}})
+			}
+			var out []byte
+			for i, body := range bodies {
+				if out = p.srv.Handle(body, out[:0]); !bytes.Contains(out, []byte(`"result":[`)) {
+					b.Fatalf("block %d: %s", i+1, out)
+				}
+			}
+			b.ReportAllocs()
+			for i := 0; b.Loop(); i++ {
+				out = p.srv.Handle(bodies[i%len(bodies)], out[:0])
+			}
+		})
 	}
 }

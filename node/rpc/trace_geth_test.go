@@ -41,6 +41,11 @@ import (
 // set-code transactions, two contract creations, reverts, logs).
 const conformanceChain = "../../conformance/chain"
 
+// forksChain is the execution-apis test chain that make compare traces:
+// its forks come one after another, from Homestead, so its first blocks
+// are before Byzantium (a state root in each receipt) and before EIP-158.
+const forksChain = "../../compare/chains/execution-apis"
+
 // tracePair serves one chain twice: through this package's handlers over
 // node/chain, and through go-ethereum's own tracing API over a
 // go-ethereum core.BlockChain that imported the same blocks.
@@ -53,7 +58,14 @@ type tracePair struct {
 
 func newTracePair(t testing.TB) *tracePair {
 	t.Helper()
-	genesisFile, chainFile := filepath.Join(conformanceChain, "genesis.json"), filepath.Join(conformanceChain, "chain.rlp")
+	return newTracePairOf(t, conformanceChain)
+}
+
+// newTracePairOf is the pair over the chain in dir (genesis.json,
+// chain.rlp).
+func newTracePairOf(t testing.TB, dir string) *tracePair {
+	t.Helper()
+	genesisFile, chainFile := filepath.Join(dir, "genesis.json"), filepath.Join(dir, "chain.rlp")
 	blocks := readBlocks(t, chainFile)
 
 	// go-ethereum, as the conformance suite's geth: an archive chain.
@@ -265,11 +277,17 @@ func TestTraceTransactionMatchesGeth(t *testing.T) {
 	}
 }
 
-// Every block, by number and by hash, answers what go-ethereum's
-// debug_traceBlockByNumber and debug_traceBlockByHash do, empty ones and
-// the genesis (not traceable) included.
-func TestTraceBlockMatchesGeth(t *testing.T) {
-	p := newTracePair(t)
+// Every block of the chain whose forks come one after another, before
+// Byzantium and EIP-158 included, answers what go-ethereum's
+// debug_traceBlockByNumber does, with every tracer.
+func TestTraceForksMatchGeth(t *testing.T) {
+	compareBlocks(t, newTracePairOf(t, forksChain))
+}
+
+// compareBlocks traces every block by number with every configuration,
+// and the numbers past the head.
+func compareBlocks(t *testing.T, p *tracePair) {
+	t.Helper()
 	ctx := context.Background()
 	for n := 0; n <= len(p.blocks)+1; n++ {
 		for _, cfg := range traceConfigs {
@@ -280,6 +298,15 @@ func TestTraceBlockMatchesGeth(t *testing.T) {
 			p.compare(what, ours, ourErr, gethRes, gethErr)
 		}
 	}
+}
+
+// Every block, by number and by hash, answers what go-ethereum's
+// debug_traceBlockByNumber and debug_traceBlockByHash do, empty ones and
+// the genesis (not traceable) included.
+func TestTraceBlockMatchesGeth(t *testing.T) {
+	p := newTracePair(t)
+	ctx := context.Background()
+	compareBlocks(t, p)
 	for _, b := range p.blocks {
 		cfg := map[string]any{"tracer": "callTracer", "tracerConfig": map[string]any{"withLog": true}}
 		ours, ourErr := p.ours("debug_traceBlockByHash", b.Hash(), cfg)
