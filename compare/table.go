@@ -204,33 +204,25 @@ func printTables(w io.Writer, cfg config, res *results) {
 // spends: unlike requests/s, it does not depend on how much of the machine
 // the load generator takes.
 func printCPUPerRequest(w io.Writer, cfg config, res *results, names []string) {
-	sn, geth, anvil, base := res.server("stocknode"), res.server("geth"), res.server("anvil"), res.server(baseName)
+	sn := res.server("stocknode")
+	var anchors []*serverResult
+	header := "workload\t" + strings.Join(names, "\t") + "\t"
+	for _, name := range []string{"anvil", "geth", baseName} {
+		if a := res.server(name); sn != nil && a != nil {
+			anchors = append(anchors, a)
+			header += strings.TrimPrefix(name, "stocknode-") + "/sn\t"
+		}
+	}
 	fmt.Fprintln(w, "\nserver CPU per answered request (best round); anchor/sn: times stocknode's")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	header := "workload\t" + strings.Join(names, "\t") + "\t"
-	if sn != nil && anvil != nil {
-		header += "anvil/sn\t"
-	}
-	if sn != nil && geth != nil {
-		header += "geth/sn\t"
-	}
-	if sn != nil && base != nil {
-		header += "base/sn\t"
-	}
 	fmt.Fprintln(tw, header)
 	for _, wl := range tableWorkloads(cfg) {
 		line := wl.method + " " + wl.tag + "\t"
 		for _, s := range res.Servers {
 			line += cpuTime(s.read(wl.method, wl.tag)) + "\t"
 		}
-		if sn != nil && anvil != nil {
-			line += cpuRatio(anvil.read(wl.method, wl.tag), sn.read(wl.method, wl.tag)) + "\t"
-		}
-		if sn != nil && geth != nil {
-			line += cpuRatio(geth.read(wl.method, wl.tag), sn.read(wl.method, wl.tag)) + "\t"
-		}
-		if sn != nil && base != nil {
-			line += cpuRatio(base.read(wl.method, wl.tag), sn.read(wl.method, wl.tag)) + "\t"
+		for _, a := range anchors {
+			line += cpuRatio(a.read(wl.method, wl.tag), sn.read(wl.method, wl.tag)) + "\t"
 		}
 		fmt.Fprintln(tw, line)
 	}
