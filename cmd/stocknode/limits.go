@@ -99,8 +99,9 @@ func raiseFDLimit() (int, error) {
 // live heap is mostly its chain caches, which every collection marks
 // again, while a request's allocations die young; at Go's 100, marking was
 // 15% of the node's CPU under a load of traces (debug_traceBlockByNumber
-// on the execution-apis chain), at 400 it was 4% (PERFORMANCE.md, "The
-// garbage collector's pace"), for a heap up to five times the live one.
+// on the execution-apis chain), at 400 it was 4.5% (PERFORMANCE.md,
+// "Per-transaction set-up, and the collector's pace"), for a heap up to
+// five times the live one.
 // The memory limit (setMemoryLimit) makes collections more frequent again
 // as the heap nears it.
 const defaultGCPercent = 400
