@@ -1,9 +1,6 @@
 package tracing
 
-import (
-	"github.com/ethereum/go-ethereum/eth/tracers"
-	"github.com/ethereum/go-ethereum/params"
-)
+import "github.com/ethereum/go-ethereum/eth/tracers"
 
 // reusedCallTracer is a callTracer with its meter and guard, built once
 // for a request's configuration and reset for each of its transactions.
@@ -40,7 +37,7 @@ func (r *reusedCallTracer) reset(room int) {
 
 // tracer is cfg's tracer for one transaction, and the guard that meters
 // it against room (its stop is the caller's to set).
-func (e *Env) tracer(cfg *Config, txctx *tracers.Context, chainConfig *params.ChainConfig, room int) (*tracers.Tracer, *guard, error) {
+func (e *Env) tracer(cfg *Config, txctx *tracers.Context, room int) (*tracers.Tracer, *guard, error) {
 	if r := e.callTracer; r != nil && r.cfg == cfg {
 		r.reset(room)
 		return r.tracer, r.g, nil
@@ -55,6 +52,6 @@ func (e *Env) tracer(cfg *Config, txctx *tracers.Context, chainConfig *params.Ch
 		return r.tracer, r.g, nil
 	}
 	g := &guard{room: room}
-	tracer, err := cfg.newTracer(txctx, chainConfig, room, g)
+	tracer, err := cfg.newTracer(txctx, e.Config, room, g)
 	return tracer, g, err
 }

@@ -143,7 +143,7 @@ func (e *Env) run(cfg *Config, tx *types.Transaction, msg *core.Message, txctx *
 	if room <= 0 {
 		return nil, &TooLargeError{Room: max(room, 0)}
 	}
-	tracer, g, err := e.tracer(cfg, txctx, e.Config, room)
+	tracer, g, err := e.tracer(cfg, txctx, room)
 	if err != nil {
 		return nil, err
 	}
