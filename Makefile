@@ -2,7 +2,7 @@
 # `make test` installs what the client tests need (Node.js packages).
 GO      ?= go
 BIN     := bin/stocknode
-NATS_BIN := bin/nats-server
+NATS_BIN := bin/stocknode-nats
 DATADIR ?= ./stocknode-data
 ARGS    ?=
 
@@ -70,9 +70,9 @@ conformance:
 loadtest:
 	$(GO) build -o bin/loadtest ./loadtest
 
-## nats-server: the module's nats-server as a binary (bin/nats-server), for the cluster and the failover benchmark.
+## nats-server: the module's nats-server with Raft timers for sub-second elections (bin/stocknode-nats, cmd/stocknode-nats), for the cluster and the failover benchmark.
 nats-server:
-	$(GO) build -o $(NATS_BIN) github.com/nats-io/nats-server/v2
+	$(GO) build -o $(NATS_BIN) ./cmd/stocknode-nats
 
 ## cluster: the failover topology on loopback: three NATS servers, two sequencer candidates (--ha) and a read replica, all processes; prints URLs, pids and roles; Ctrl-C stops all.
 cluster: build nats-server

@@ -29,8 +29,9 @@ import (
 	"github.com/ethereum/go-ethereum/rpc"
 )
 
-// binary is the stocknode executable, built once by TestMain.
-var binary string
+// binary is the stocknode executable, and natsBinary the NATS server of
+// the failover topology (cmd/stocknode-nats), built once by TestMain.
+var binary, natsBinary string
 
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "stocknode-e2e")
@@ -44,6 +45,15 @@ func TestMain(m *testing.M) {
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "build stocknode:", err)
+		os.RemoveAll(dir)
+		os.Exit(1)
+	}
+	natsBinary = filepath.Join(dir, "stocknode-nats")
+	build = exec.Command("go", "build", "-o", natsBinary, "./cmd/stocknode-nats")
+	build.Dir = ".."
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "build stocknode-nats:", err)
 		os.RemoveAll(dir)
 		os.Exit(1)
 	}

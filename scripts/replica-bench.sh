@@ -164,10 +164,10 @@ print(f"median ratio replica/sequencer: {statistics.median(p)/statistics.median(
 EOF
 
 echo
-echo "== 4. a three-node NATS cluster: the sequencer's log replicated on three nats-server processes (--nats.replicas 3), a replica following one of them"
+echo "== 4. a three-node NATS cluster: the sequencer's log replicated on three NATS server processes (bin/stocknode-nats) (--nats.replicas 3), a replica following one of them"
 stop "$rep_pid"
 stop "$seq_pid"
-go build -o bin/nats-server github.com/nats-io/nats-server/v2
+go build -o bin/stocknode-nats ./cmd/stocknode-nats
 cports=() rports=()
 for i in 1 2 3; do cports+=("$(freeport)") rports+=("$(freeport)"); done
 nats_pids=()
@@ -181,7 +181,7 @@ max_payload: 8MB
 jetstream { store_dir: "$work/nats$i" }
 cluster { name: bench, listen: 127.0.0.1:${rports[$i]}, routes: [${routes%,}] }
 CONF
-	bin/nats-server -c "$work/nats$i.conf" 2>>"$work/nats.log" &
+	bin/stocknode-nats -c "$work/nats$i.conf" 2>>"$work/nats.log" &
 	nats_pids+=("$!")
 	pids+=("$!")
 done

@@ -21,7 +21,7 @@ import (
 func main() {
 	bin := flag.String("bin", "bin/stocknode", "the stocknode binary")
 	dir := flag.String("dir", "", "where the NATS stores, datadirs and logs go (default: a new temporary directory, removed at the end)")
-	natsBin := flag.String("nats-bin", "", "run the NATS servers as processes of this nats-server binary (make cluster builds bin/nats-server from the module), so that they too can be killed; empty: in this process")
+	natsBin := flag.String("nats-bin", "", "run the NATS servers as processes of this nats-server binary (make cluster builds bin/stocknode-nats, the module's nats-server with sub-second Raft elections), so that they too can be killed; empty: in this process")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()

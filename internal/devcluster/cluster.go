@@ -65,12 +65,8 @@ type Cluster struct {
 // Start starts the NATS servers, waits until they replicate a stream three
 // ways, and starts the nodes.
 func Start(ctx context.Context, cfg Config) (*Cluster, error) {
-	if cfg.Log == nil {
-		cfg.Log = io.Discard
-	}
-	c := &Cluster{cfg: cfg}
-	if err := c.startNATS(ctx); err != nil {
-		c.Stop()
+	c, err := StartNATS(ctx, cfg)
+	if err != nil {
 		return nil, err
 	}
 	ports, err := FreePorts(3)
@@ -84,13 +80,27 @@ func Start(ctx context.Context, cfg Config) (*Cluster, error) {
 		if name == "replica" {
 			role = []string{"--follow"}
 		}
-		args := append([]string{"--datadir", filepath.Join(cfg.Dir, name), "--http.port", strconv.Itoa(ports[i]), "--nats.url", natsURL}, role...)
-		n := &Node{Name: name, URL: "http://127.0.0.1:" + strconv.Itoa(ports[i]), args: append(args, cfg.NodeArgs...), log: filepath.Join(cfg.Dir, name+".log")}
+		args := append([]string{"--datadir", filepath.Join(c.cfg.Dir, name), "--http.port", strconv.Itoa(ports[i]), "--nats.url", natsURL}, role...)
+		n := &Node{Name: name, URL: "http://127.0.0.1:" + strconv.Itoa(ports[i]), args: append(args, c.cfg.NodeArgs...), log: filepath.Join(c.cfg.Dir, name+".log")}
 		c.Nodes = append(c.Nodes, n)
 		if err := c.StartNode(ctx, i); err != nil {
 			c.Stop()
 			return nil, err
 		}
+	}
+	return c, nil
+}
+
+// StartNATS starts only the cluster's NATS servers (cfg.Bin and NodeArgs
+// unused), and waits until they replicate a stream three ways.
+func StartNATS(ctx context.Context, cfg Config) (*Cluster, error) {
+	if cfg.Log == nil {
+		cfg.Log = io.Discard
+	}
+	c := &Cluster{cfg: cfg}
+	if err := c.startNATS(ctx); err != nil {
+		c.Stop()
+		return nil, err
 	}
 	return c, nil
 }

@@ -33,7 +33,10 @@ type Config struct {
 	Senders   int
 	Handovers int
 	KillNATS  bool
-	NATSBin   string
+	// NATSLeaderKills is how often the NATS server leading the log's
+	// stream is killed (and started again), after one kill of each other.
+	NATSLeaderKills int
+	NATSBin         string
 	KeepDir   bool
 	NodeFlags string
 }
@@ -49,7 +52,8 @@ func Flags(fs *flag.FlagSet) *Config {
 	fs.IntVar(&c.Accounts, "accounts", 512, "sending accounts")
 	fs.IntVar(&c.Senders, "senders", 32, "sending goroutines")
 	fs.IntVar(&c.Handovers, "handovers", 5, "planned handovers (stocknode handover) after the kills")
-	fs.BoolVar(&c.KillNATS, "kill-nats", true, "after the handovers, kill each NATS server that does not lead the log's stream (starting it again), then the one that does")
+	fs.BoolVar(&c.KillNATS, "kill-nats", true, "after the handovers, kill each NATS server that does not lead the log's stream, then the one that does, -nats-leader-kills times (starting each again)")
+	fs.IntVar(&c.NATSLeaderKills, "nats-leader-kills", 5, "times the NATS server leading the log's stream is killed, with -kill-nats")
 	fs.StringVar(&c.NATSBin, "nats-bin", "", "run the NATS servers as processes of this nats-server binary, so that -kill-nats kills them as a crash would (kill -9); empty: in this process, where a kill is a shutdown that hands the server's leaderships over first")
 	fs.BoolVar(&c.KeepDir, "keep", false, "keep the datadirs and logs (their directory is printed)")
 	fs.StringVar(&c.NodeFlags, "node-flags", "", "more flags for every node, space-separated")
@@ -62,7 +66,7 @@ type Report struct {
 	Pause              latency.Durations `json:"pauseAfterSequencerKill"`
 	Takeover           latency.Durations `json:"standbyLeadsAfter"`
 	Handover           latency.Durations `json:"pauseAroundHandover"`
-	NATSPause          time.Duration     `json:"pauseAfterNATSLeaderKill,omitempty"`
+	NATSPause          latency.Durations `json:"pauseAfterNATSLeaderKill"`
 	NATSFollowerPauses []time.Duration   `json:"pauseAfterNATSFollowerKill,omitempty"`
 	NATSCrash          bool              `json:"natsKilledAsACrash"`
 	Accepted           int               `json:"accepted"`
@@ -83,7 +87,7 @@ func (r Report) String() string {
 	if r.Handover.Count > 0 {
 		fmt.Fprintf(&b, "longest pause between pre-confirmations around a planned handover: %v\n", r.Handover)
 	}
-	if r.NATSPause > 0 {
+	if r.NATSPause.Count > 0 {
 		how := "shut down (in process: its leaderships handed over first)"
 		if r.NATSCrash {
 			how = "killed -9"
@@ -91,7 +95,7 @@ func (r Report) String() string {
 		for _, p := range r.NATSFollowerPauses {
 			fmt.Fprintf(&b, "pause, a NATS server that does not lead the stream %s, to the next pre-confirmation: %v\n", how, p.Round(time.Millisecond))
 		}
-		fmt.Fprintf(&b, "pause, the NATS server leading the stream %s, to the next pre-confirmation: %v\n", how, r.NATSPause.Round(time.Millisecond))
+		fmt.Fprintf(&b, "pause, the NATS server leading the stream %s, to the next pre-confirmation: %v\n", how, r.NATSPause)
 	}
 	fmt.Fprintf(&b, "transfers accepted %d, lost %d; sends with an error %d; blocks sealed %d, reorged %d\n", r.Accepted, r.Lost, r.SendErrors, r.Blocks, r.Reorged)
 	for m, n := range r.ErrorsBy {
@@ -171,9 +175,11 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	report.Handover = latency.Summarize(handovers)
 	if cfg.KillNATS {
 		report.NATSCrash = cfg.NATSBin != "" // a process is killed; a server in this process only shuts down
-		if report.NATSFollowerPauses, report.NATSPause, err = natsKills(ctx, c, w); err != nil {
+		var leaderPauses []time.Duration
+		if report.NATSFollowerPauses, leaderPauses, err = natsKills(ctx, c, w, cfg.NATSLeaderKills, cfg.Interval); err != nil {
 			return report, err
 		}
+		report.NATSPause = latency.Summarize(leaderPauses)
 	}
 	if err := sleep(ctx, time.Second); err != nil { // sends in the new leader's hands
 		return report, err

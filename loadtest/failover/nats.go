@@ -16,40 +16,57 @@ import (
 	"github.com/stocknode/stocknode/node/seqlog"
 )
 
-// natsKills kills each NATS server that does not lead the log's stream
-// (and starts it again, once the stream is whole), then the stream's
-// leader, and measures the pause to the next pre-confirmation after each.
-func natsKills(ctx context.Context, c *devcluster.Cluster, w *logWatch) (followers []time.Duration, leader time.Duration, err error) {
+// natsKills kills each NATS server that does not lead the log's stream,
+// then the stream's leader leaderKills times, and measures the pause to
+// the next pre-confirmation after each. Each killed server is started
+// again, and the stream made whole, before the next kill.
+func natsKills(ctx context.Context, c *devcluster.Cluster, w *logWatch, leaderKills int, interval time.Duration) (followers, leaders []time.Duration, err error) {
 	stream, closeConn, err := logStream(c)
 	if err != nil {
-		return nil, 0, err
+		return nil, nil, err
 	}
 	defer closeConn()
 	lead, err := streamLeader(ctx, stream)
 	if err != nil {
-		return nil, 0, err
+		return nil, nil, err
 	}
 	for i := range c.NATS {
 		if i == lead {
 			continue
 		}
-		pause, err := killNATS(ctx, c, w, i)
+		pause, err := killAndRestartNATS(ctx, c, w, stream, i)
 		if err != nil {
-			return nil, 0, err
+			return nil, nil, err
 		}
 		followers = append(followers, pause)
-		if err := c.RestartNATS(i); err != nil {
-			return nil, 0, err
-		}
-		if err := awaitWhole(ctx, stream); err != nil {
-			return nil, 0, err
-		}
 	}
-	if lead, err = streamLeader(ctx, stream); err != nil {
-		return nil, 0, err
+	for range leaderKills {
+		if err := sleep(ctx, interval); err != nil {
+			return nil, nil, err
+		}
+		if lead, err = streamLeader(ctx, stream); err != nil {
+			return nil, nil, err
+		}
+		pause, err := killAndRestartNATS(ctx, c, w, stream, lead)
+		if err != nil {
+			return nil, nil, err
+		}
+		leaders = append(leaders, pause)
 	}
-	leader, err = killNATS(ctx, c, w, lead)
-	return followers, leader, err
+	return followers, leaders, nil
+}
+
+// killAndRestartNATS kills server i, measures the pause, starts the
+// server again and waits until the stream is whole.
+func killAndRestartNATS(ctx context.Context, c *devcluster.Cluster, w *logWatch, stream jetstream.Stream, i int) (time.Duration, error) {
+	pause, err := killNATS(ctx, c, w, i)
+	if err != nil {
+		return 0, err
+	}
+	if err := c.RestartNATS(i); err != nil {
+		return 0, err
+	}
+	return pause, awaitWhole(ctx, stream)
 }
 
 // killNATS kills server i and measures the pause from its end (a
