@@ -159,6 +159,7 @@ func (c *candidacy) lead(ctx context.Context) {
 		// steps down.
 		n.leading.Store(false)
 		n.lease.Resign()
+		n.logger.Info("Term ended between two blocks: leader lease given up", "led", time.Since(start).Round(time.Millisecond))
 	case errors.Is(err, seqlog.ErrFenced):
 		n.logger.Warn("Fenced: another sequencer appended to the log; stepping down to a standby", "err", err)
 	case ctx.Err() == nil:
@@ -174,14 +175,46 @@ func (c *candidacy) lead(ctx context.Context) {
 // catchUp brings the standby level with the log's last entry, stops its
 // follower there, and makes that entry the one the first append expects.
 // An entry that arrives meanwhile (a leader that has not noticed it lost
-// the lease) is an error: this candidate stays a standby.
+// the lease), or a log it cannot read, makes it try again, up to
+// maxCatchUp; past that this candidate gives the lease back and stays a
+// standby.
 func (c *candidacy) catchUp(ctx context.Context) (uint64, error) {
-	log := c.n.sequencerLog
-	last, err := log.Resync(ctx)
-	if err != nil {
-		return 0, err
-	}
 	giveUp := time.After(maxCatchUp)
+	for {
+		last, err := c.catchUpOnce(ctx, giveUp)
+		if !errors.Is(err, errLogUnsettled) {
+			return last, err
+		}
+		// A leader deposed while its NATS server elected the bucket's
+		// leader appends until its next renewal finds the lease taken,
+		// and a stream electing its own leader answers nothing: both
+		// settle within a renewal or an election, well before giveUp.
+		select {
+		case <-ctx.Done():
+			return 0, ctx.Err()
+		case <-giveUp:
+			return 0, fmt.Errorf("the log did not settle within %v: %w", maxCatchUp, err)
+		case <-time.After(settleRetry):
+		}
+	}
+}
+
+// settleRetry is the wait between two tries of a catch-up.
+const settleRetry = 50 * time.Millisecond
+
+// errLogUnsettled is a catch-up that found the log moving, or could not
+// read where it ends: one to try again.
+var errLogUnsettled = errors.New("the log is not settled")
+
+// catchUpOnce is one try of catchUp: it reads where the log ends, waits
+// for the follower to apply that entry, stops it, and checks that the log
+// still ends there.
+func (c *candidacy) catchUpOnce(ctx context.Context, giveUp <-chan time.Time) (uint64, error) {
+	log := c.n.sequencerLog
+	last, err := resync(ctx, log)
+	if err != nil {
+		return 0, fmt.Errorf("%w: %w", errLogUnsettled, err)
+	}
 	for {
 		if _, _, applied := c.n.follower.Lag(); applied >= last {
 			break
@@ -200,13 +233,22 @@ func (c *candidacy) catchUp(ctx context.Context) (uint64, error) {
 	c.unfollow()
 	if _, _, applied := c.n.follower.Lag(); applied != last {
 		c.follow()
-		return 0, fmt.Errorf("the log went on from entry %d to %d after the lease was taken", last, applied)
+		return 0, fmt.Errorf("%w: it went on from entry %d to %d after the lease was taken", errLogUnsettled, last, applied)
 	}
-	if again, err := log.Resync(ctx); err != nil || again != last {
+	if again, err := resync(ctx, log); err != nil || again != last {
 		c.follow()
-		return 0, errors.Join(err, fmt.Errorf("the log went on from entry %d to %d after the lease was taken", last, again))
+		return 0, fmt.Errorf("%w: it went on from entry %d to %d after the lease was taken (%v)", errLogUnsettled, last, again, err)
 	}
 	return last, nil
+}
+
+// resync reads where the log ends within one attempt's time: a request
+// made while the stream elects a leader is never answered, and the next
+// one, made after the election, is.
+func resync(ctx context.Context, log *seqlog.Log) (uint64, error) {
+	ctx, cancel := context.WithTimeout(ctx, seqlog.DefaultClusterAckTimeout)
+	defer cancel()
+	return log.Resync(ctx)
 }
 
 // maxCatchUp bounds a new leader's wait for its follower to apply the

@@ -53,6 +53,8 @@ func raftFlags(fs *flag.FlagSet) *natsraft.Timers {
 	fs.DurationVar(&t.Heartbeat, "raft_heartbeat", t.Heartbeat, "how often an idle Raft leader tells its followers it lives")
 	fs.DurationVar(&t.MinElection, "raft_election_min", t.MinElection, "a follower calls an election between this and raft_election_max after its leader's last message")
 	fs.DurationVar(&t.MaxElection, "raft_election_max", t.MaxElection, "see raft_election_min")
+	fs.DurationVar(&t.MinCampaign, "raft_campaign_min", t.MinCampaign, "a follower that refused its vote to a candidate less up to date stands itself between this and raft_campaign_max later")
+	fs.DurationVar(&t.MaxCampaign, "raft_campaign_max", t.MaxCampaign, "see raft_campaign_min")
 	return &t
 }
 

@@ -31,6 +31,12 @@ var minElectionTimeout time.Duration
 //go:linkname maxElectionTimeout github.com/nats-io/nats-server/v2/server.maxElectionTimeout
 var maxElectionTimeout time.Duration
 
+//go:linkname minCampaignTimeout github.com/nats-io/nats-server/v2/server.minCampaignTimeout
+var minCampaignTimeout time.Duration
+
+//go:linkname maxCampaignTimeout github.com/nats-io/nats-server/v2/server.maxCampaignTimeout
+var maxCampaignTimeout time.Duration
+
 // Timers are the Raft timers every NATS server in the process uses.
 type Timers struct {
 	// Heartbeat is how often an idle leader tells its followers it lives.
@@ -40,21 +46,31 @@ type Timers struct {
 	// drawn anew after each message from its leader: a dead leader is
 	// replaced that long after its last message.
 	MinElection, MaxElection time.Duration
+	// MinCampaign and MaxCampaign bound how long a follower that refused
+	// its vote to a candidate less up to date waits before it stands
+	// itself. Under a flood the followers of a dead leader seldom hold the
+	// same entries, so half the time the first candidate is refused, and
+	// this wait adds to the election.
+	MinCampaign, MaxCampaign time.Duration
 }
 
 // Fast are the timers for a sequencer log: a dead stream leader is
-// replaced 400–700 ms after its last message, so that blocks pause under
-// a second (issue 27's goal). A follower waits four heartbeats before it
-// calls an election, so a leader that misses three in a row (a pause of
-// 300 ms on a starved machine) is not deposed. nats-server's own tests
-// run with 50 ms heartbeats and 1.5–3.5 s elections.
+// replaced 400–700 ms after its last message, or 25–200 ms later when the
+// first candidate is refused, so that blocks pause under a second (issue
+// 27's goal). A follower waits four heartbeats before it calls an
+// election, so a leader that misses three in a row (a pause of 300 ms on
+// a starved machine) is not deposed. nats-server's own tests run with
+// 50 ms heartbeats and 1.5–3.5 s elections; its campaign wait is 100–800
+// ms.
 func Fast() Timers {
-	return Timers{Heartbeat: 100 * time.Millisecond, MinElection: 400 * time.Millisecond, MaxElection: 700 * time.Millisecond}
+	ms := time.Millisecond
+	return Timers{Heartbeat: 100 * ms, MinElection: 400 * ms, MaxElection: 700 * ms, MinCampaign: 25 * ms, MaxCampaign: 200 * ms}
 }
 
 // Current are the timers the process's NATS servers use.
 func Current() Timers {
-	return Timers{Heartbeat: hbInterval, MinElection: minElectionTimeout, MaxElection: maxElectionTimeout}
+	return Timers{Heartbeat: hbInterval, MinElection: minElectionTimeout, MaxElection: maxElectionTimeout,
+		MinCampaign: minCampaignTimeout, MaxCampaign: maxCampaignTimeout}
 }
 
 // Validate says what is wrong with t, if anything.
@@ -66,6 +82,10 @@ func (t Timers) Validate() error {
 		return fmt.Errorf("the Raft election timeout's minimum (%v) must be at least two heartbeats (%v): a follower would depose a live leader", t.MinElection, 2*t.Heartbeat)
 	case t.MaxElection <= t.MinElection:
 		return fmt.Errorf("the Raft election timeout's maximum (%v) must exceed its minimum (%v): followers that time out together split the vote", t.MaxElection, t.MinElection)
+	case t.MinCampaign <= 0 || t.MaxCampaign <= t.MinCampaign:
+		return fmt.Errorf("the Raft campaign wait must be a positive range, not %v to %v", t.MinCampaign, t.MaxCampaign)
+	case t.MaxCampaign >= t.MinElection:
+		return fmt.Errorf("the Raft campaign wait's maximum (%v) must be shorter than the election timeout's minimum (%v): a refusing follower would stand after the refused candidate tried again", t.MaxCampaign, t.MinElection)
 	}
 	return nil
 }
@@ -82,5 +102,6 @@ func Apply(t Timers) error {
 		return nil
 	}
 	hbInterval, minElectionTimeout, maxElectionTimeout = t.Heartbeat, t.MinElection, t.MaxElection
+	minCampaignTimeout, maxCampaignTimeout = t.MinCampaign, t.MaxCampaign
 	return nil
 }

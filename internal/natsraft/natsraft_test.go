@@ -9,7 +9,8 @@ import (
 // If nats-server renamed a timer, the linker would give this package a
 // variable of its own, zero at start, that no server reads.
 func TestTimersReachTheServers(t *testing.T) {
-	stock := Timers{Heartbeat: time.Second, MinElection: 4 * time.Second, MaxElection: 9 * time.Second}
+	stock := Timers{Heartbeat: time.Second, MinElection: 4 * time.Second, MaxElection: 9 * time.Second,
+		MinCampaign: 100 * time.Millisecond, MaxCampaign: 800 * time.Millisecond}
 	if got := Current(); got != stock {
 		t.Fatalf("before Apply, the timers are %+v, not nats-server v2.15.2's defaults %+v: a timer is no longer linked to the server's", got, stock)
 	}
@@ -30,10 +31,12 @@ func TestValidate(t *testing.T) {
 		wantErr string
 	}{
 		{"fast", Fast(), ""},
-		{"stock", Timers{time.Second, 4 * time.Second, 9 * time.Second}, ""},
-		{"no heartbeat", Timers{0, 400 * ms, 700 * ms}, "heartbeat must be positive"},
-		{"election within two heartbeats", Timers{100 * ms, 150 * ms, 700 * ms}, "at least two heartbeats"},
-		{"empty election range", Timers{100 * ms, 400 * ms, 400 * ms}, "must exceed its minimum"},
+		{"stock", Timers{time.Second, 4 * time.Second, 9 * time.Second, 100 * ms, 800 * ms}, ""},
+		{"no heartbeat", Timers{0, 400 * ms, 700 * ms, 25 * ms, 200 * ms}, "heartbeat must be positive"},
+		{"election within two heartbeats", Timers{100 * ms, 150 * ms, 700 * ms, 25 * ms, 100 * ms}, "at least two heartbeats"},
+		{"empty election range", Timers{100 * ms, 400 * ms, 400 * ms, 25 * ms, 200 * ms}, "must exceed its minimum"},
+		{"empty campaign range", Timers{100 * ms, 400 * ms, 700 * ms, 25 * ms, 25 * ms}, "positive range"},
+		{"campaign past an election", Timers{100 * ms, 400 * ms, 700 * ms, 25 * ms, 500 * ms}, "shorter than the election"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := tc.timers.Validate()

@@ -37,8 +37,8 @@ type Config struct {
 	// stream is killed (and started again), after one kill of each other.
 	NATSLeaderKills int
 	NATSBin         string
-	KeepDir   bool
-	NodeFlags string
+	KeepDir         bool
+	NodeFlags       string
 }
 
 // Flags registers the mode's flags on fs and returns the Config they fill.
@@ -51,9 +51,9 @@ func Flags(fs *flag.FlagSet) *Config {
 	fs.Float64Var(&c.Rate, "rate", 1000, "transfers/s offered to the replica")
 	fs.IntVar(&c.Accounts, "accounts", 512, "sending accounts")
 	fs.IntVar(&c.Senders, "senders", 32, "sending goroutines")
-	fs.IntVar(&c.Handovers, "handovers", 5, "planned handovers (stocknode handover) after the kills")
+	fs.IntVar(&c.Handovers, "handovers", 20, "planned handovers (stocknode handover) after the kills")
 	fs.BoolVar(&c.KillNATS, "kill-nats", true, "after the handovers, kill each NATS server that does not lead the log's stream, then the one that does, -nats-leader-kills times (starting each again)")
-	fs.IntVar(&c.NATSLeaderKills, "nats-leader-kills", 5, "times the NATS server leading the log's stream is killed, with -kill-nats")
+	fs.IntVar(&c.NATSLeaderKills, "nats-leader-kills", 20, "times the NATS server leading the log's stream is killed, with -kill-nats")
 	fs.StringVar(&c.NATSBin, "nats-bin", "", "run the NATS servers as processes of this nats-server binary, so that -kill-nats kills them as a crash would (kill -9); empty: in this process, where a kill is a shutdown that hands the server's leaderships over first")
 	fs.BoolVar(&c.KeepDir, "keep", false, "keep the datadirs and logs (their directory is printed)")
 	fs.StringVar(&c.NodeFlags, "node-flags", "", "more flags for every node, space-separated")

@@ -113,8 +113,9 @@ func (l *Lease) hold(ctx context.Context, log *slog.Logger, lead func(ctx contex
 // renewal. Leading on is safe, as the log fences a leader another
 // candidate replaced, and it is what keeps blocks coming when the NATS
 // server leading the lease's bucket dies: no candidate can take the
-// lease until the bucket has elected another leader (nats-server's
-// election takes 4-9 s), and the log's stream may still have its own.
+// lease until the bucket has elected another leader (4-9 s on a stock
+// nats-server, under a second on cmd/stocknode-nats), and the log's
+// stream may still have its own.
 // Past this, the holder no longer says it sequences.
 const maxUnconfirmed = 15 * time.Second
 

@@ -1,5 +1,6 @@
 // Package lease is the sequencer's leader lease: one entry of a JetStream
-// key-value bucket whose entries live TTL after their last write. A
+// key-value bucket, which its holder renews every Renew and which lasts a
+// TTL after its last renewal. A
 // candidate takes the lease with a create that succeeds only when no one
 // holds it, and its holder renews it with a compare-and-set on the
 // revision it last wrote, so that two candidates never both believe they
@@ -17,9 +18,9 @@
 // compare-and-set on the revision it last saw once that revision has
 // stood for a TTL by its own clock (TakeStale). JetStream's expiry of an
 // entry runs on a timer of the server's, which under a flood fired up to
-// 800 ms late; the expiry (the bucket writes a marker, LimitMarkerTTL,
-// NATS 2.11 and later) stays as the backstop for a candidate that joins
-// after the holder died.
+// 800 ms late; the expiry (Expiry, far longer than the TTL; the bucket
+// writes a marker, LimitMarkerTTL, NATS 2.11 and later) stays as the
+// backstop.
 package lease
 
 import (
@@ -63,7 +64,20 @@ type Config struct {
 	TTL, Renew time.Duration
 	// Replicas is the bucket's replication on a NATS cluster (0: 1).
 	Replicas int
+	// Expiry is how long the bucket keeps an entry after its last write
+	// (0: DefaultExpiry). It is only the backstop: candidates take a dead
+	// holder's lease by their own clocks, a TTL after its last renewal
+	// (TakeStale).
+	Expiry time.Duration
 }
+
+// DefaultExpiry outlasts a holder that cannot confirm its renewals
+// (maxUnconfirmed). An entry that expired at TTL would be gone when the
+// NATS server leading the bucket dies: its successor, elected later than
+// a TTL after the last renewal, drops the entry, and the holder, whose
+// next renewal then finds no lease, steps down although it was sequencing
+// all along and no one had taken over.
+const DefaultExpiry = maxUnconfirmed
 
 func (c Config) withDefaults() Config {
 	if c.TTL == 0 {
@@ -74,6 +88,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Replicas == 0 {
 		c.Replicas = 1
+	}
+	if c.Expiry == 0 {
+		c.Expiry = DefaultExpiry
 	}
 	return c
 }
@@ -86,6 +103,8 @@ func (c Config) validate() error {
 		return fmt.Errorf("lease: TTL %v is below JetStream's shortest age, 100ms", c.TTL)
 	case c.Renew <= 0 || 2*c.Renew > c.TTL:
 		return fmt.Errorf("lease: renewing every %v does not fit twice in a TTL of %v (a holder would lose the lease to one slow renewal)", c.Renew, c.TTL)
+	case c.Expiry < c.TTL:
+		return fmt.Errorf("lease: an entry's expiry %v is shorter than the TTL %v", c.Expiry, c.TTL)
 	}
 	return nil
 }
@@ -113,7 +132,7 @@ func Open(ctx context.Context, js jetstream.JetStream, cfg Config) (*Lease, erro
 		Bucket:         BucketName(cfg.ChainID),
 		Description:    "stocknode's sequencer leader lease",
 		History:        1,
-		TTL:            cfg.TTL,
+		TTL:            cfg.Expiry,
 		LimitMarkerTTL: max(cfg.TTL, time.Second), // how long the expiry marker stays: JetStream's least is 1 s
 		Replicas:       cfg.Replicas,
 		MaxBytes:       bucketBytes,

@@ -64,6 +64,7 @@ func TestConfigRefused(t *testing.T) {
 		{"no holder", Config{TTL: time.Second, Renew: 100 * time.Millisecond}},
 		{"ttl below JetStream's shortest age", Config{Holder: "a", TTL: 50 * time.Millisecond, Renew: 10 * time.Millisecond}},
 		{"renewal does not fit twice", Config{Holder: "a", TTL: time.Second, Renew: 600 * time.Millisecond}},
+		{"entry expires inside a TTL", Config{Holder: "a", TTL: time.Second, Renew: 100 * time.Millisecond, Expiry: 500 * time.Millisecond}},
 	} {
 		if err := tt.cfg.withDefaults().validate(); err == nil {
 			t.Errorf("%s: accepted", tt.name)
@@ -79,7 +80,9 @@ func TestConfigRefused(t *testing.T) {
 func TestAcquireRenewRelease(t *testing.T) {
 	url := startNATS(t)
 	ctx := context.Background()
-	cfg := Config{TTL: 400 * time.Millisecond, Renew: 100 * time.Millisecond}
+	// The server's expiry of the entry, the backstop, is what this test
+	// times.
+	cfg := Config{TTL: 400 * time.Millisecond, Renew: 100 * time.Millisecond, Expiry: 400 * time.Millisecond}
 	a, b := candidate(t, url, "a", cfg), candidate(t, url, "b", cfg)
 
 	if held, err := a.Acquire(ctx); !held || err != nil {
@@ -230,8 +233,26 @@ func TestTakeStale(t *testing.T) {
 	}
 }
 
+// A holder whose renewals cannot land for longer than a TTL (the NATS
+// server leading the bucket died, and the others elect a successor),
+// while no candidate takes the lease, still holds it afterwards: the
+// bucket keeps the entry past the TTL.
+func TestRenewAfterATTLWithoutRenewals(t *testing.T) {
+	url := startNATS(t)
+	ctx := context.Background()
+	cfg := Config{TTL: 200 * time.Millisecond, Renew: 50 * time.Millisecond}
+	a := candidate(t, url, "a", cfg)
+	if held, err := a.Acquire(ctx); !held || err != nil {
+		t.Fatalf("a takes a free lease: %t, %v", held, err)
+	}
+	time.Sleep(3 * cfg.TTL)
+	if err := a.Renew(ctx); err != nil {
+		t.Fatalf("a renews after %v without renewals, no one else campaigning: %v", 3*cfg.TTL, err)
+	}
+}
+
 // TestCampaignTakesFromASilentHolder: a holder that stops renewing (no
-// release, its entry left to expire) loses the lease to a campaigning
+// release, its entry left in the bucket) loses the lease to a campaigning
 // candidate, never inside a TTL of its last renewal.
 func TestCampaignTakesFromASilentHolder(t *testing.T) {
 	url := startNATS(t)
