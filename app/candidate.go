@@ -180,15 +180,21 @@ func (c *candidacy) lead(ctx context.Context) {
 // standby.
 func (c *candidacy) catchUp(ctx context.Context) (uint64, error) {
 	giveUp := time.After(maxCatchUp)
+	return untilSettled(ctx, giveUp, func() (uint64, error) { return c.catchUpOnce(ctx, giveUp) })
+}
+
+// untilSettled calls try again, settleRetry apart, while it finds the log
+// unsettled (errLogUnsettled), until giveUp. A leader deposed while its
+// NATS server elected the bucket's leader appends until its next renewal
+// finds the lease taken, and a stream electing its own leader answers
+// nothing: both settle within a renewal or an election, well before
+// giveUp.
+func untilSettled(ctx context.Context, giveUp <-chan time.Time, try func() (uint64, error)) (uint64, error) {
 	for {
-		last, err := c.catchUpOnce(ctx, giveUp)
+		last, err := try()
 		if !errors.Is(err, errLogUnsettled) {
 			return last, err
 		}
-		// A leader deposed while its NATS server elected the bucket's
-		// leader appends until its next renewal finds the lease taken,
-		// and a stream electing its own leader answers nothing: both
-		// settle within a renewal or an election, well before giveUp.
 		select {
 		case <-ctx.Done():
 			return 0, ctx.Err()
