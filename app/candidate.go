@@ -241,9 +241,13 @@ func (c *candidacy) catchUpOnce(ctx context.Context, giveUp <-chan time.Time) (u
 		c.follow()
 		return 0, fmt.Errorf("%w: it went on from entry %d to %d after the lease was taken", errLogUnsettled, last, applied)
 	}
-	if again, err := resync(ctx, log); err != nil || again != last {
+	again, err := resync(ctx, log)
+	if err == nil && again != last {
+		err = fmt.Errorf("it went on from entry %d to %d after the lease was taken", last, again)
+	}
+	if err != nil {
 		c.follow()
-		return 0, fmt.Errorf("%w: it went on from entry %d to %d after the lease was taken (%v)", errLogUnsettled, last, again, err)
+		return 0, fmt.Errorf("%w: %w", errLogUnsettled, err)
 	}
 	return last, nil
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -80,15 +79,12 @@ func TestStreamLeaderCrashElectsWithinASecond(t *testing.T) {
 	}
 }
 
+// streamLeader is the index of the server that leads stream.
 func streamLeader(ctx context.Context, t *testing.T, stream jetstream.Stream) int {
 	t.Helper()
-	info, err := stream.Info(ctx)
-	if err != nil || info.Cluster == nil {
-		t.Fatalf("the stream's leader: %v", err)
-	}
-	i, err := strconv.Atoi(strings.TrimPrefix(info.Cluster.Leader, "nats-"))
+	i, err := devcluster.StreamLeader(ctx, stream)
 	if err != nil {
-		t.Fatalf("the stream's leader %q: %v", info.Cluster.Leader, err)
+		t.Fatal(err)
 	}
 	return i
 }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go/jetstream"
 )
 
 // NATSServer is one NATS server of the cluster: in this process, or a
@@ -140,6 +141,9 @@ func (s *NATSServer) Shutdown() {
 	}
 }
 
+// natsPrefix and a server's index in Cluster.NATS are its name.
+const natsPrefix = "nats-"
+
 // startNATS starts three servers routed to each other and waits until
 // they replicate a stream three ways.
 func (c *Cluster) startNATS(ctx context.Context) error {
@@ -152,7 +156,7 @@ func (c *Cluster) startNATS(ctx context.Context) error {
 		routes = append(routes, "nats://127.0.0.1:"+strconv.Itoa(p))
 	}
 	for i := range 3 {
-		name := "nats-" + strconv.Itoa(i)
+		name := natsPrefix + strconv.Itoa(i)
 		s := &NATSServer{Name: name, URL: "nats://127.0.0.1:" + strconv.Itoa(ports[i]), dir: filepath.Join(c.cfg.Dir, name),
 			port: ports[i], routePort: ports[3+i], routes: routes}
 		if err := s.start(c.cfg.NATSBin); err != nil {
@@ -162,6 +166,20 @@ func (c *Cluster) startNATS(ctx context.Context) error {
 		c.URLs = append(c.URLs, s.URL)
 	}
 	return AwaitJetStream(ctx, c.URLs, 3)
+}
+
+// StreamLeader is the index in Cluster.NATS of the server that leads
+// stream.
+func StreamLeader(ctx context.Context, stream jetstream.Stream) (int, error) {
+	info, err := stream.Info(ctx)
+	if err != nil || info.Cluster == nil {
+		return 0, fmt.Errorf("the stream's leader: %v", err)
+	}
+	i, err := strconv.Atoi(strings.TrimPrefix(info.Cluster.Leader, natsPrefix))
+	if err != nil {
+		return 0, fmt.Errorf("the stream's leader %q: %w", info.Cluster.Leader, err)
+	}
+	return i, nil
 }
 
 // RestartNATS starts server i again after a Kill or Shutdown.

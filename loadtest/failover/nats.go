@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -26,7 +25,7 @@ func natsKills(ctx context.Context, c *devcluster.Cluster, w *logWatch, leaderKi
 		return nil, nil, err
 	}
 	defer closeConn()
-	lead, err := streamLeader(ctx, stream)
+	lead, err := devcluster.StreamLeader(ctx, stream)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -44,7 +43,7 @@ func natsKills(ctx context.Context, c *devcluster.Cluster, w *logWatch, leaderKi
 		if err := sleep(ctx, interval); err != nil {
 			return nil, nil, err
 		}
-		if lead, err = streamLeader(ctx, stream); err != nil {
+		if lead, err = devcluster.StreamLeader(ctx, stream); err != nil {
 			return nil, nil, err
 		}
 		pause, err := killAndRestartNATS(ctx, c, w, stream, lead)
@@ -100,19 +99,6 @@ func logStream(c *devcluster.Cluster) (jetstream.Stream, func(), error) {
 		return nil, nil, err
 	}
 	return stream, nc.Close, nil
-}
-
-// streamLeader is the index of the server that leads the stream.
-func streamLeader(ctx context.Context, stream jetstream.Stream) (int, error) {
-	info, err := stream.Info(ctx)
-	if err != nil || info.Cluster == nil {
-		return 0, fmt.Errorf("the stream's leader: %v", err)
-	}
-	i, err := strconv.Atoi(strings.TrimPrefix(info.Cluster.Leader, "nats-"))
-	if err != nil {
-		return 0, fmt.Errorf("the stream's leader %q: %w", info.Cluster.Leader, err)
-	}
-	return i, nil
 }
 
 // awaitWhole waits until the stream has a leader and two current
