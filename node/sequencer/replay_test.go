@@ -28,9 +28,10 @@ type entry struct {
 	opened  *types.Header // an Opened entry
 	sealed  *types.Block  // a Sealed entry
 	index   int           // a Preconfirmed entry (neither of the above)
+	number  uint64        // a Preconfirmed entry's block
 	gasUsed uint64
 	txs     types.Transactions
-	want    *view // what the sequencer published right after a Preconfirmed
+	want    *view // what the sequencer published for a Preconfirmed
 }
 
 func (e entry) String() string {
@@ -172,8 +173,9 @@ func (l *ears) events() ([]string, []string) {
 }
 
 // tape is a Journal keeping what the sequencer logged, in order, each
-// pre-confirmation with the snapshot the sequencer published right after
-// logging it.
+// pre-confirmation with the snapshot the sequencer published for it, after
+// logging it: right after, or, for those made while the parent block's
+// commit ran, once it was over, in order (pipeline.go).
 type tape struct {
 	t       testing.TB
 	watch   []common.Address
@@ -187,14 +189,26 @@ func newTape(t testing.TB, watch []common.Address) *tape {
 	tp.ears.preconf = func(snap *pending.Snapshot) {
 		tp.mu.Lock()
 		defer tp.mu.Unlock()
-		last := len(tp.entries) - 1
-		if last < 0 || tp.entries[last].opened != nil || tp.entries[last].sealed != nil || tp.entries[last].want != nil {
-			t.Errorf("snapshot %d published without a pre-confirmation logged before it", snap.Seq)
+		e := tp.unpublished()
+		if e == nil || e.number != snap.Pending.Header.Number.Uint64() || e.index != snap.Pending.Index {
+			t.Errorf("snapshot %d (pre-confirmation %d.%d) published, and the first logged pre-confirmation not yet published is %v",
+				snap.Seq, snap.Pending.Header.Number, snap.Pending.Index, e)
 			return
 		}
-		tp.entries[last].want = viewOf(t, snap, tp.watch)
+		e.want = viewOf(t, snap, tp.watch)
 	}
 	return tp
+}
+
+// unpublished is the first logged pre-confirmation that no snapshot was
+// published for, nil when there is none; tp.mu is held.
+func (tp *tape) unpublished() *entry {
+	for i := range tp.entries {
+		if e := &tp.entries[i]; e.opened == nil && e.sealed == nil && e.want == nil {
+			return e
+		}
+	}
+	return nil
 }
 
 func (tp *tape) add(e entry) {
@@ -225,7 +239,7 @@ func (tp *tape) Preconfirmed(b *pending.Block, txs types.Transactions) error {
 	if err != nil {
 		return err
 	}
-	tp.add(entry{index: b.Index, gasUsed: b.Header.GasUsed, txs: decoded})
+	tp.add(entry{index: b.Index, number: b.Header.Number.Uint64(), gasUsed: b.Header.GasUsed, txs: decoded})
 	return nil
 }
 
