@@ -227,6 +227,7 @@ func apiFlags(fs *flag.FlagSet, cfg *app.Config) *apiFlagValues {
 	fs.IntVar(&cfg.RPC.BatchResponseLimit, "rpc.batch-response-max-size", cfg.RPC.BatchResponseLimit, "most bytes in one batch response")
 	fs.Uint64Var(&cfg.RPC.GasCap, "rpc.gascap", cfg.RPC.GasCap, "gas cap of eth_call and eth_estimateGas (the default gas), and of all the calls of one eth_simulateV1 together")
 	fs.Int64Var(&cfg.RPC.TracePrefixBytes, "rpc.trace.prefixcache", cfg.RPC.TracePrefixBytes, "bytes (estimated) of sealed blocks' states that debug_traceTransaction keeps, so that tracing another transaction of the same block replays from the nearest one (0: none)")
+	fs.Int64Var(&cfg.RPC.CallResultsBytes, "rpc.call.results", cfg.RPC.CallResultsBytes, "bytes per state (a block's, a pre-confirmation's) of eth_call results remembered for the same call on the same state, which is then answered without running it again (exact: the state never changes; 0: none)")
 	fs.DurationVar(&cfg.RPC.EVMTimeout, "rpc.evmtimeout", cfg.RPC.EVMTimeout, "time limit of one eth_call, estimate or access list; the most a debug_trace* request's per-transaction timeout may be")
 	fs.IntVar(&cfg.RPC.SimulateMaxBlocks, "rpc.simulate.maxblocks", cfg.RPC.SimulateMaxBlocks, "most blocks one eth_simulateV1 may simulate, gaps in its block numbers included")
 	fs.IntVar(&cfg.RPC.SimulateMaxCalls, "rpc.simulate.maxcalls", cfg.RPC.SimulateMaxCalls, "most calls one eth_simulateV1 may hold, in all its blocks (0: no cap; --rpc.gascap bounds their gas together)")

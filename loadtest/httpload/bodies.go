@@ -14,13 +14,17 @@ import (
 
 // The request kinds of the http mode. mix draws from the others.
 const (
-	kindGetBalance  = "getBalance"
-	kindCall        = "call"
-	kindBlockNumber = "blockNumber"
-	kindTxCount     = "getTransactionCount"
-	kindBlock       = "getBlockByNumber"
-	kindEstimateGas = "estimateGas"
-	kindMix         = "mix"
+	kindGetBalance = "getBalance"
+	kindCall       = "call"
+	// kindCallDistinct is kindCall's balanceOf of an address that no other
+	// request of the run asks for: no answer repeats, so a server that
+	// remembers answers (stocknode's --rpc.call.results) runs every call.
+	kindCallDistinct = "callDistinct"
+	kindBlockNumber  = "blockNumber"
+	kindTxCount      = "getTransactionCount"
+	kindBlock        = "getBlockByNumber"
+	kindEstimateGas  = "estimateGas"
+	kindMix          = "mix"
 	// kindGetProof asks eth_getProof for the token's account and one read
 	// address's balance slot: an ERC-20 balance proven against the state root.
 	kindGetProof = "getProof"
@@ -99,7 +103,7 @@ type bodyGen struct {
 
 func validKind(kind string) bool {
 	switch kind {
-	case kindGetBalance, kindCall, kindBlockNumber, kindTxCount, kindBlock, kindEstimateGas, kindMix, kindGetProof, kindTraceTx, kindTraceBlock:
+	case kindGetBalance, kindCall, kindCallDistinct, kindBlockNumber, kindTxCount, kindBlock, kindEstimateGas, kindMix, kindGetProof, kindTraceTx, kindTraceBlock:
 		return true
 	}
 	return false
@@ -138,6 +142,16 @@ func (g *bodyGen) next(dst []byte) ([]byte, string) {
 		dst = append(dst, g.token...)
 		dst = append(dst, `","data":"0x`+workload.BalanceOfSelector+`000000000000000000000000`...)
 		dst = append(dst, a...)
+		dst = append(dst, `"},"`...)
+		dst = append(dst, g.tag...)
+		dst = append(dst, `"]}`...)
+	case kindCallDistinct:
+		// The address is 0xca11 followed by the request's id, which no
+		// other request of the run has (workers own disjoint id ranges).
+		dst = append(dst, `,"method":"eth_call","params":[{"to":"`...)
+		dst = append(dst, g.token...)
+		dst = append(dst, `","data":"0x`+workload.BalanceOfSelector+`000000000000000000000000ca1100000000000000000000`...)
+		dst = appendHex64(dst, g.seq)
 		dst = append(dst, `"},"`...)
 		dst = append(dst, g.tag...)
 		dst = append(dst, `"]}`...)
@@ -180,4 +194,13 @@ func (g *bodyGen) next(dst []byte) ([]byte, string) {
 		panic(fmt.Sprintf("unknown request kind %q", kind))
 	}
 	return dst, kind
+}
+
+// appendHex64 appends v as 16 lowercase hex digits.
+func appendHex64(dst []byte, v uint64) []byte {
+	const digits = "0123456789abcdef"
+	for shift := 60; shift >= 0; shift -= 4 {
+		dst = append(dst, digits[v>>uint(shift)&0xf])
+	}
+	return dst
 }

@@ -20,7 +20,7 @@ type request struct {
 
 func TestBodiesAreValidAndVary(t *testing.T) {
 	token := workload.Token
-	for _, kind := range []string{kindGetBalance, kindCall, kindBlockNumber, kindTxCount, kindBlock, kindEstimateGas, kindMix, kindGetProof, kindTraceTx, kindTraceBlock} {
+	for _, kind := range []string{kindGetBalance, kindCall, kindCallDistinct, kindBlockNumber, kindTxCount, kindBlock, kindEstimateGas, kindMix, kindGetProof, kindTraceTx, kindTraceBlock} {
 		for _, tag := range []string{"latest", "pending"} {
 			g := newBodyGen(kind, tag, token, 3, testHashes, testBlocks)
 			seen := map[string]bool{}
@@ -51,6 +51,31 @@ func TestBodiesAreValidAndVary(t *testing.T) {
 					t.Errorf("%s %s: %d distinct addresses over %d requests, want %d", kind, tag, len(addrs), n, workload.NumAddresses)
 				}
 			}
+			if kind == kindCallDistinct && len(addrs) != n {
+				t.Errorf("%s %s: %d distinct addresses over %d requests", kind, tag, len(addrs), n)
+			}
+		}
+	}
+}
+
+// TestCallDistinctWorkersNeverMeet checks that two workers of callDistinct
+// never ask for the same address.
+func TestCallDistinctWorkersNeverMeet(t *testing.T) {
+	seen := map[string]int{}
+	for worker := range 4 {
+		g := newBodyGen(kindCallDistinct, "latest", workload.Token, worker, nil, nil)
+		var buf []byte
+		for range 2000 {
+			buf, _ = g.next(buf[:0])
+			var req request
+			if err := json.Unmarshal(buf, &req); err != nil {
+				t.Fatal(err)
+			}
+			data := string(req.Params[0])
+			if w, ok := seen[data]; ok {
+				t.Fatalf("workers %d and %d both sent %s", w, worker, data)
+			}
+			seen[data] = worker
 		}
 	}
 }
@@ -59,7 +84,7 @@ func TestBodiesAreValidAndVary(t *testing.T) {
 // address it carries (zero for none).
 func checkParams(t *testing.T, kind, tag string, req request, body string) (addr common.Address) {
 	t.Helper()
-	want := map[string]string{kindGetBalance: "eth_getBalance", kindCall: "eth_call", kindBlockNumber: "eth_blockNumber",
+	want := map[string]string{kindGetBalance: "eth_getBalance", kindCall: "eth_call", kindCallDistinct: "eth_call", kindBlockNumber: "eth_blockNumber",
 		kindTxCount: "eth_getTransactionCount", kindBlock: "eth_getBlockByNumber", kindEstimateGas: "eth_estimateGas",
 		kindGetProof: "eth_getProof", kindTraceTx: "debug_traceTransaction", kindTraceBlock: "debug_traceBlockByNumber"}[kind]
 	if req.Method != want {
@@ -102,7 +127,7 @@ func checkParams(t *testing.T, kind, tag string, req request, body string) (addr
 			t.Fatalf("address: %s: %v", body, err)
 		}
 		json.Unmarshal(req.Params[1], &lastTag)
-	case kindCall, kindEstimateGas:
+	case kindCall, kindCallDistinct, kindEstimateGas:
 		var call struct {
 			From *common.Address `json:"from"`
 			To   common.Address  `json:"to"`
@@ -124,7 +149,7 @@ func checkParams(t *testing.T, kind, tag string, req request, body string) (addr
 		if len(call.Data) != size || hexutil.Encode(call.Data[:4]) != "0x"+sel {
 			t.Fatalf("calldata: %s", body)
 		}
-		if kind == kindCall {
+		if kind == kindCall || kind == kindCallDistinct {
 			addr = common.BytesToAddress(call.Data[4:36])
 		} else {
 			addr = *call.From
@@ -133,6 +158,12 @@ func checkParams(t *testing.T, kind, tag string, req request, body string) (addr
 	}
 	if lastTag != tag {
 		t.Fatalf("tag %q, want %q: %s", lastTag, tag, body)
+	}
+	if kind == kindCallDistinct {
+		if isReadAddress(addr) {
+			t.Fatalf("callDistinct asked for read address %s: %s", addr, body)
+		}
+		return addr
 	}
 	if addr != (common.Address{}) && !isReadAddress(addr) {
 		t.Fatalf("address %s is not one of the read addresses: %s", addr, body)

@@ -51,7 +51,7 @@ type Config struct {
 func Flags(fs *flag.FlagSet) *Config {
 	c := new(Config)
 	fs.StringVar(&c.URL, "url", "http://127.0.0.1:8545", "JSON-RPC HTTP endpoint")
-	fs.StringVar(&c.Method, "method", kindGetBalance, "getBalance | call | blockNumber | getTransactionCount | getBlockByNumber | estimateGas | mix | getProof (eth_getProof of -token's balance slot of each read address) | traceTransaction (debug_traceTransaction with callTracer of each -hashes transaction in turn) | traceBlockByNumber (debug_traceBlockByNumber with callTracer of each -blocks block in turn) | rest (GETs of the Tokenized Stocks REST API: the token list, the chains, each token's total supply) | pages (GETs of -paths in turn: explorer pages, any GET)")
+	fs.StringVar(&c.Method, "method", kindGetBalance, "getBalance | call | callDistinct (call, each request of another address: no answer repeats) | blockNumber | getTransactionCount | getBlockByNumber | estimateGas | mix | getProof (eth_getProof of -token's balance slot of each read address) | traceTransaction (debug_traceTransaction with callTracer of each -hashes transaction in turn) | traceBlockByNumber (debug_traceBlockByNumber with callTracer of each -blocks block in turn) | rest (GETs of the Tokenized Stocks REST API: the token list, the chains, each token's total supply) | pages (GETs of -paths in turn: explorer pages, any GET)")
 	fs.StringVar(&c.Tag, "tag", "latest", "block tag of the requests: latest | pending")
 	fs.StringVar(&c.Conns, "c", "64", "keep-alive connections; a list (1,4,16,64,256) runs each in turn")
 	fs.DurationVar(&c.Duration, "duration", 6*time.Second, "measurement time per connection count")
@@ -149,7 +149,7 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 		return report, err
 	}
 	if !validKind(cfg.Method) && cfg.Method != kindREST && cfg.Method != kindPages {
-		return report, fmt.Errorf("-method %q: want getBalance, call, blockNumber, getTransactionCount, getBlockByNumber, estimateGas, mix, getProof, traceTransaction, traceBlockByNumber, rest or pages", cfg.Method)
+		return report, fmt.Errorf("-method %q: want getBalance, call, callDistinct, blockNumber, getTransactionCount, getBlockByNumber, estimateGas, mix, getProof, traceTransaction, traceBlockByNumber, rest or pages", cfg.Method)
 	}
 	var err error
 	if cfg.hashes, err = readHashes(cfg); err != nil {

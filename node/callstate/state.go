@@ -90,6 +90,9 @@ type Pool struct {
 
 	contextOnce sync.Once
 	context     vm.BlockContext
+
+	resultsOnce sync.Once
+	results     *Results
 }
 
 // NewPool makes a pool over the state root reads through reader.
@@ -134,6 +137,17 @@ func (p *Pool) Put(s *State) {
 	}
 	s.StateDB.RevertToSnapshot(s.start)
 	p.free.Put(s)
+}
+
+// Results returns the pool's memo of call results, made on first use to
+// hold at most limit bytes (the first caller's limit holds for the pool's
+// life); nil when limit is not positive.
+func (p *Pool) Results(limit int64) *Results {
+	if limit <= 0 {
+		return nil
+	}
+	p.resultsOnce.Do(func() { p.results = NewResults(limit) })
+	return p.results
 }
 
 // BlockContext returns the EVM block context of the pool's block, made by

@@ -1,6 +1,7 @@
 package rpc
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -312,6 +313,15 @@ func ethCall(s *Server, r *request) error {
 	if err != nil {
 		return err
 	}
+	results := s.callResults(r, env)
+	if results != nil {
+		if ret, ok := results.Get(r.callKey); ok {
+			s.callResultCount.hit.Inc()
+			r.out = codec.AppendBytes(r.out, ret)
+			return nil
+		}
+		s.callResultCount.miss.Inc()
+	}
 	var ret []byte
 	var callErr error
 	if err := s.bounded(r, func(task *callbound.Task) {
@@ -332,8 +342,33 @@ func ethCall(s *Server, r *request) error {
 	if callErr != nil {
 		return callErr
 	}
+	if results != nil {
+		results.Put(r.callKey, ret)
+	}
 	r.out = codec.AppendBytes(r.out, ret)
 	return nil
+}
+
+// callResults returns the results remembered over the call's state, with
+// r.callKey set to the call's key in them, or nil when the call's answer
+// is not to be remembered: it overrides state or block (env.calls is then
+// nil), or the node remembers none. The key is the gas cap, the one
+// setting a successful call's return data depends on (gasleft()), and the
+// call object as sent; the state, the block context and the precompiles
+// are the pool's. Only successful calls are remembered: an error may be
+// the time limit's or the client's hang-up, which another run would not
+// repeat.
+func (s *Server) callResults(r *request, env *callEnv) *callstate.Results {
+	if env.calls == nil {
+		return nil
+	}
+	results := env.calls.Results(s.cfg.CallResultsBytes)
+	if results == nil {
+		return nil
+	}
+	r.callKey = binary.BigEndian.AppendUint64(r.callKey[:0], s.cfg.GasCap)
+	r.callKey = append(r.callKey, r.args[0]...)
+	return results
 }
 
 // revertError is the spec's answer to a reverted call: -32000 "execution

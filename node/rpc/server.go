@@ -92,6 +92,10 @@ type Config struct {
 	// keep for later traces of the same block (tracing.Prefixes,
 	// estimated); 0 keeps none.
 	TracePrefixBytes int64
+	// CallResultsBytes bounds, per state (a block's or a pre-confirmation's),
+	// the eth_call results remembered for identical calls on the same state
+	// (callstate.Results); 0 remembers none.
+	CallResultsBytes int64
 }
 
 // DefaultConfig returns geth's defaults.
@@ -100,6 +104,7 @@ func DefaultConfig() Config {
 		GasCap:             50_000_000,
 		EVMTimeout:         5 * time.Second,
 		TracePrefixBytes:   64 << 20,
+		CallResultsBytes:   4 << 20,
 		LogsBlockRange:     10_000,
 		LogsMaxResults:     10_000,
 		BatchLimit:         1000,
@@ -155,6 +160,9 @@ type Server struct {
 	pendingProofs pendingProofCache
 	// sends holds a sender's receipts on / past ethers' cache (sendhold.go).
 	sends *recentSends
+	// callResultCount counts eth_calls answered from a remembered result
+	// (hit) and run (miss), over states that remember them.
+	callResultCount struct{ hit, miss *metrics.Counter }
 }
 
 // method is a handler with its counters; the map is read-only after New,
@@ -193,6 +201,7 @@ type request struct {
 	nargs   int
 	out     []byte
 	call    codec.CallArgs // reusable decode buffer for call objects
+	callKey []byte         // reusable key of a call's remembered result
 	msg     callMessage    // reusable message built from call
 	req     codec.Request
 }
@@ -208,6 +217,8 @@ func New(cfg Config, b Backend, reg *metrics.Registry) *Server {
 		s.methods[name] = newMethod(reg, name, h)
 	}
 	s.unknown = newMethod(reg, "unknown", nil)
+	s.callResultCount.hit = reg.Counter(`rpc_call_results_total{outcome="hit"}`)
+	s.callResultCount.miss = reg.Counter(`rpc_call_results_total{outcome="miss"}`)
 	s.requests.New = func() any { return new(request) }
 	return s
 }
