@@ -80,3 +80,33 @@ func TestPoolResults(t *testing.T) {
 		t.Error("a pool's Results are not made once and then shared")
 	}
 }
+
+// BenchmarkResults measures a remembered answer (hit) and remembering a
+// new one (miss), with eth_call-sized keys and answers.
+func BenchmarkResults(b *testing.B) {
+	key := make([]byte, 8+140)
+	ret := make([]byte, 32)
+	b.Run("hit", func(b *testing.B) {
+		r := NewResults(4 << 20)
+		r.Put(key, ret)
+		b.ReportAllocs()
+		for b.Loop() {
+			r.Get(key)
+		}
+	})
+	b.Run("miss", func(b *testing.B) {
+		r := NewResults(4 << 20)
+		b.ReportAllocs()
+		i := 0
+		for b.Loop() {
+			if i%10_000 == 0 {
+				r = NewResults(4 << 20) // a new state every 10,000 calls
+			}
+			i++
+			key[0], key[1], key[2] = byte(i), byte(i>>8), byte(i>>16)
+			if _, ok := r.Get(key); !ok {
+				r.Put(key, ret)
+			}
+		}
+	})
+}
