@@ -452,8 +452,14 @@ func (s *Server) handleScanned(o origin, r *request, dst []byte, ext Extension, 
 func (s *Server) release(r *request) {
 	r.origin, r.snap, r.out, r.req = origin{}, nil, nil, codec.Request{}
 	r.args = [maxArgs][]byte{}
+	if cap(r.callKey) > maxKeptCallKey {
+		r.callKey = nil // one large call object does not stay with every pooled request
+	}
 	s.requests.Put(r)
 }
+
+// maxKeptCallKey is the largest call key buffer a pooled request keeps.
+const maxKeptCallKey = 4 << 10
 
 // splitArgs keeps the positional parameters as raw JSON values.
 func (r *request) splitArgs(params []byte) error {
