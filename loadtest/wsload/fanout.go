@@ -32,6 +32,7 @@ type FanoutConfig struct {
 	Dialers  int
 	Kind     string
 	Readers  int
+	Poll     time.Duration
 	// HeadsFile, when set, receives one CSV line per measured head.
 	HeadsFile string
 	// params overrides the eth_subscribe params (raw JSON array).
@@ -49,6 +50,7 @@ func FanoutFlags(fs *flag.FlagSet) *FanoutConfig {
 	fs.IntVar(&c.Dialers, "dialers", 128, "connections opened concurrently")
 	fs.StringVar(&c.Kind, "kind", "newHeads", "subscription kind")
 	fs.IntVar(&c.Readers, "readers", 1, "probe threads reading the subscribers (each an epoll loop)")
+	fs.DurationVar(&c.Poll, "poll", 0, "with a duration, the probe threads never sleep in epoll_wait: they poll, and sleep this long when nothing is ready, so that a server's send finds no thread to wake (on loopback the sender pays the receiver's wake-up; a subscriber on another machine wakes on its own CPU)")
 	fs.StringVar(&c.HeadsFile, "heads", "", "write one CSV line per measured head (number, first arrival in Unix ns, arrival spread and read spread in µs), to line slow heads up with what the server did then")
 	return c
 }
@@ -121,7 +123,7 @@ func RunFanout(ctx context.Context, cfg FanoutConfig) (FanoutReport, error) {
 	report.Connected = len(subs)
 	defer closeAll(subs)
 	var recording atomic.Bool
-	loops, err := wsprobe.NewLoops(cfg.Readers)
+	loops, err := wsprobe.NewLoops(cfg.Readers, cfg.Poll)
 	if err != nil {
 		return report, err
 	}

@@ -35,6 +35,7 @@ type LogsConfig struct {
 	Rate     int
 	Kind     string
 	Readers  int
+	Poll     time.Duration
 }
 
 // LogsFlags registers the ws-logs mode's flags on fs and returns the
@@ -48,6 +49,7 @@ func LogsFlags(fs *flag.FlagSet) *LogsConfig {
 	fs.IntVar(&c.Rate, "rate", 200, "transactions per second")
 	fs.StringVar(&c.Kind, "kind", "logs", "subscription kind: logs (sealed) or pendingLogs (pre-confirmed)")
 	fs.IntVar(&c.Readers, "readers", 1, "probe threads reading the subscribers (each an epoll loop)")
+	fs.DurationVar(&c.Poll, "poll", 0, "with a duration, the probe threads never sleep in epoll_wait: they poll, and sleep this long when nothing is ready, so that a server's send finds no thread to wake (on loopback the sender pays the receiver's wake-up; a subscriber on another machine wakes on its own CPU)")
 	return c
 }
 
@@ -143,7 +145,7 @@ func RunLogs(ctx context.Context, cfg LogsConfig) (LogsReport, error) {
 	defer closeAll(subs)
 	var recording atomic.Bool
 	recording.Store(true)
-	loops, err := wsprobe.NewLoops(cfg.Readers)
+	loops, err := wsprobe.NewLoops(cfg.Readers, cfg.Poll)
 	if err != nil {
 		return report, err
 	}

@@ -15,18 +15,19 @@ import (
 // to the server being measured.
 type Loop struct {
 	epfd    int
+	poll    time.Duration   // 0: block in epoll_wait; else sleep this long when nothing is ready
 	conns   map[int32]*Conn // by fd; the loop's own once it runs
 	stop    atomic.Bool
 	started bool // owner's goroutine only
 	done    chan struct{}
 }
 
-func NewLoop() (*Loop, error) {
+func NewLoop(poll time.Duration) (*Loop, error) {
 	epfd, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
 	if err != nil {
 		return nil, fmt.Errorf("epoll: %w", err)
 	}
-	return &Loop{epfd: epfd, conns: map[int32]*Conn{}, done: make(chan struct{})}, nil
+	return &Loop{epfd: epfd, poll: poll, conns: map[int32]*Conn{}, done: make(chan struct{})}, nil
 }
 
 // Add makes c's socket non-blocking and reads it from the loop, which
@@ -53,8 +54,16 @@ func (l *Loop) start() {
 func (l *Loop) run() {
 	defer close(l.done)
 	events := make([]unix.EpollEvent, 256)
+	timeout := 50 // ms
+	if l.poll > 0 {
+		timeout = 0
+	}
 	for !l.stop.Load() {
-		n, err := unix.EpollWait(l.epfd, events, 50)
+		n, err := unix.EpollWait(l.epfd, events, timeout)
+		if n == 0 && l.poll > 0 {
+			time.Sleep(l.poll)
+			continue
+		}
 		if err != nil {
 			if err == unix.EINTR {
 				continue
@@ -88,10 +97,10 @@ func (l *Loop) close() {
 // Loops spreads connections over a few loops.
 type Loops []*Loop
 
-func NewLoops(n int) (Loops, error) {
+func NewLoops(n int, poll time.Duration) (Loops, error) {
 	loops := make(Loops, max(1, n))
 	for i := range loops {
-		l, err := NewLoop()
+		l, err := NewLoop(poll)
 		if err != nil {
 			loops[:i].Close()
 			return nil, err

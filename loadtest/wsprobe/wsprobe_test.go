@@ -124,13 +124,20 @@ func TestProbeConn(t *testing.T) {
 }
 
 // TestProbeLoop reads the same through an epoll loop, as the fan-out
-// does, with several connections on one loop (their sends interleave, so
+// does, blocking in epoll_wait and polling (-poll), with several
+// connections on one loop (their sends interleave, so
 // arrival is checked against the test's start, the previous message and
 // the read).
 func TestProbeLoop(t *testing.T) {
+	for _, poll := range []time.Duration{0, 200 * time.Microsecond} {
+		t.Run("poll="+poll.String(), func(t *testing.T) { testProbeLoop(t, poll) })
+	}
+}
+
+func testProbeLoop(t *testing.T, poll time.Duration) {
 	start := time.Now()
 	url, _, pong := probeServer(t)
-	loop, err := NewLoop()
+	loop, err := NewLoop(poll)
 	if err != nil {
 		t.Fatal(err)
 	}
