@@ -37,6 +37,11 @@ type config struct {
 	conns, rounds, transfers         int
 	flood, ceiling, trace            bool
 	pacedRate, floodPacedRate        float64
+	// wsDuration is each WebSocket fan-out's window (0: none),
+	// wsSubscribers the subscribers of every server's, wsScale those of
+	// stocknode's second (websocket.go).
+	wsDuration             time.Duration
+	wsSubscribers, wsScale int
 	// chains is the directory of the bundled trace chains; traceChains
 	// are the chains the trace workloads run on, set by run when
 	// cfg.trace (tracechains.go).
@@ -96,6 +101,9 @@ func main() {
 	flag.BoolVar(&cfg.ceiling, "ceiling", true, "also measure fasthttp returning a constant body (the setup's ceiling)")
 	flag.Float64Var(&cfg.pacedRate, "paced-rate", 10_000, "offered requests/s of the latency comparison at one load (0: skip it); below every server's capacity")
 	flag.Float64Var(&cfg.floodPacedRate, "flood-paced-rate", 5_000, "offered transfers/s of a second flood after the first (0: skip it), below the chain's capacity (1,428 transfers a 30M-gas block, 7,142/s at 200 ms blocks), so that its times to pending and latest measure the sequencer rather than a backlog")
+	flag.DurationVar(&cfg.wsDuration, "ws-duration", 60*time.Second, "window of each WebSocket newHeads fan-out, in the last round (0: none): stocknode and anvil at -ws-subscribers, stocknode also at -ws-scale")
+	flag.IntVar(&cfg.wsSubscribers, "ws-subscribers", 5000, "subscribers of the WebSocket fan-out that compares stocknode with anvil")
+	flag.IntVar(&cfg.wsScale, "ws-scale", 15000, "subscribers of stocknode's second WebSocket fan-out (0: none); one descriptor each, in the probe and in the server")
 	flag.Parse()
 	if *serveConstant != "" {
 		body := []byte(`{"jsonrpc":"2.0","id":1,"result":"0x0"}`)

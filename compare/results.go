@@ -59,6 +59,8 @@ type serverResult struct {
 	// TraceDigests are, by trace chain, a digest of the server's
 	// callTracer traces of the chain's blocks (traceDigest).
 	TraceDigests map[string]string `json:"traceDigests,omitempty"`
+	// WebSocket are the newHeads fan-outs of the last round.
+	WebSocket []wsResult `json:"webSocket,omitempty"`
 }
 
 type results struct {

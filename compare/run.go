@@ -175,6 +175,9 @@ func measureServer(ctx context.Context, cfg config, sr *serverResult, genesis st
 		sr.Paced = append(sr.Paced, *r)
 	}
 	check("afterReads")
+	if lastRound {
+		measureWebSocket(ctx, cfg, sr, srv)
+	}
 	if !cfg.flood || ctx.Err() != nil {
 		return
 	}

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # stocknode against its anchors, geth v1.16.7 and anvil 1.7.1, on one genesis
 # with one load generator, one server at a time (make compare). Prints one
-# table and writes every measurement as JSON. Bounded: about 15 minutes (-rounds 1: about 8).
+# table and writes every measurement as JSON. Bounded: about 20 minutes (-rounds 1: about 13;
+# -ws-duration 0 leaves out the WebSocket fan-outs, about 5 of them).
 #
 #   bash compare/run.sh [compare flags, e.g. -servers stocknode,anvil -duration 3s]
 #
@@ -47,6 +48,10 @@ if [[ ! -x "$ANVIL" ]]; then
   npm install --no-audit --no-fund --prefix "$ANCHORS/npm" "@foundry-rs/anvil@$ANVIL_VERSION" >&2
   ANVIL="$ANCHORS/npm/node_modules/@foundry-rs/anvil-linux-amd64/bin/anvil"
 fi
+
+# The WebSocket fan-outs hold one descriptor per subscriber, in the probe and
+# in the server (anvil does not raise its own soft limit, as Go programs do).
+ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/stocknode-compare.XXXXXX")
 cleanup() {

@@ -178,6 +178,9 @@ func printTables(w io.Writer, cfg config, res *results) {
 	if cfg.flood {
 		printFlood(w, cfg, res)
 	}
+	if cfg.wsDuration > 0 {
+		printWebSocket(w, cfg, res)
+	}
 
 	fmt.Fprint(w, "\ncorrectness (dev account balance, ETH and ERC-20 balances at latest and pending; trace CHAIN: callTracer traces of every block of the chain, the same as geth's):")
 	phases := []string{"before", "afterReads", "afterFlood"}

@@ -1,0 +1,117 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/stocknode/stocknode/internal/latency"
+)
+
+// The WebSocket goals of the performance issue: at wsCompareGoal of anvil's
+// p99 spread with the same subscribers, and every head to every one of
+// stocknode's -ws-scale subscribers within wsScaleGoal at the p99.
+const (
+	wsCompareGoal = 0.5
+	wsScaleGoal   = "200ms"
+)
+
+// wsResult is one newHeads fan-out measured by loadtest ws-fanout: how long
+// each head took from its first subscriber to its last.
+type wsResult struct {
+	Subscribers        int               `json:"subscribers"`
+	Connected          int               `json:"connected"`
+	Dropped            int               `json:"droppedDuringWindow"`
+	Heads              int               `json:"heads"`
+	Undelivered        int               `json:"headsNotDeliveredToAll"`
+	Spread             latency.Durations `json:"spread"`
+	BytesPerSubscriber int64             `json:"serverBytesPerSubscriber"`
+	Error              string            `json:"error,omitempty"`
+}
+
+// wsURL is the server's WebSocket endpoint: stocknode's /ws, anvil's root.
+func wsURL(name, httpURL string) string {
+	u := "ws" + strings.TrimPrefix(httpURL, "http")
+	if name == "stocknode" || name == baseName {
+		return u + "/ws"
+	}
+	return u
+}
+
+// wsCounts are the subscriber counts a server's fan-out is measured at:
+// -ws-subscribers for every server that has blocks, and -ws-scale for
+// stocknode too.
+func wsCounts(cfg config, name string) []int {
+	if cfg.wsDuration <= 0 || name == "geth" { // geth seals no blocks here
+		return nil
+	}
+	counts := []int{cfg.wsSubscribers}
+	if (name == "stocknode" || name == baseName) && cfg.wsScale > 0 {
+		counts = append(counts, cfg.wsScale)
+	}
+	return counts
+}
+
+// measureWebSocket runs the server's fan-outs and adds them to sr.
+func measureWebSocket(ctx context.Context, cfg config, sr *serverResult, srv *server) {
+	for _, n := range wsCounts(cfg, sr.Name) {
+		if ctx.Err() != nil {
+			return
+		}
+		r := wsResult{Subscribers: n}
+		out, _, err := runLoadtest(ctx, cfg, 0, "ws-fanout", "-url", wsURL(sr.Name, srv.url), "-n", strconv.Itoa(n),
+			"-duration", cfg.wsDuration.String(), "-pid", strconv.Itoa(srv.cmd.Process.Pid))
+		if err == nil {
+			err = json.Unmarshal(out, &r)
+		}
+		if err != nil {
+			r.Error = err.Error()
+			logf("%s ws-fanout %d: %v", sr.Name, n, err)
+		} else {
+			logf("%s ws-fanout %d: %d heads, %d not delivered to all, spread p50 %v p99 %v", sr.Name, n, r.Heads, r.Undelivered, r.Spread.P50, r.Spread.P99)
+		}
+		sr.WebSocket = append(sr.WebSocket, r)
+	}
+}
+
+// webSocket returns the server's fan-out at n subscribers, nil if none.
+func (s *serverResult) webSocket(n int) *wsResult {
+	if s == nil {
+		return nil
+	}
+	for i := range s.WebSocket {
+		if r := &s.WebSocket[i]; r.Subscribers == n && r.Error == "" {
+			return r
+		}
+	}
+	return nil
+}
+
+// printWebSocket prints each fan-out and the goals' verdicts.
+func printWebSocket(w io.Writer, cfg config, res *results) {
+	fmt.Fprintf(w, "\nWebSocket newHeads fan-out: one connection per subscriber, %v window, %v blocks (spread: a head's last arrival at a subscriber's socket minus its first)\n", cfg.wsDuration, res.BlockTime)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "server\tsubscribers\tconnected\theads\tnot delivered to all\tspread p50\tp99\tmax\tmemory/subscriber\t")
+	for _, s := range res.Servers {
+		for _, r := range s.WebSocket {
+			if r.Error != "" {
+				fmt.Fprintf(tw, "%s\t%d\terror: %.80s\t\t\t\t\t\t\t\n", s.Name, r.Subscribers, r.Error)
+				continue
+			}
+			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t%.1f KiB\t\n", s.Name, r.Subscribers, r.Connected, r.Heads, r.Undelivered,
+				ms(r.Spread.P50), ms(r.Spread.P99), ms(r.Spread.Max), float64(r.BytesPerSubscriber)/1024)
+		}
+	}
+	tw.Flush()
+	sn, anvil := res.server("stocknode"), res.server("anvil")
+	if a, b := sn.webSocket(cfg.wsSubscribers), anvil.webSocket(cfg.wsSubscribers); a != nil && b != nil && b.Spread.P99 > 0 {
+		fmt.Fprintf(w, "  p99 spread at %d subscribers, stocknode/anvil: %.2f (goal at most %.2f)\n", cfg.wsSubscribers, float64(a.Spread.P99)/float64(b.Spread.P99), wsCompareGoal)
+	}
+	if r := sn.webSocket(cfg.wsScale); r != nil {
+		fmt.Fprintf(w, "  stocknode at %d subscribers: p99 spread %s, %d of %d heads not delivered to every subscriber (goal under %s, none)\n", cfg.wsScale, ms(r.Spread.P99), r.Undelivered, r.Heads, wsScaleGoal)
+	}
+}

@@ -1,0 +1,66 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stocknode/stocknode/internal/latency"
+)
+
+func TestWSURL(t *testing.T) {
+	for _, tt := range []struct{ name, url, want string }{
+		{"stocknode", "http://127.0.0.1:8545", "ws://127.0.0.1:8545/ws"},
+		{baseName, "http://127.0.0.1:8546", "ws://127.0.0.1:8546/ws"},
+		{"anvil", "http://127.0.0.1:8547", "ws://127.0.0.1:8547"},
+	} {
+		if got := wsURL(tt.name, tt.url); got != tt.want {
+			t.Errorf("wsURL(%s, %s) = %s, want %s", tt.name, tt.url, got, tt.want)
+		}
+	}
+}
+
+func TestWSCounts(t *testing.T) {
+	cfg := config{wsDuration: time.Minute, wsSubscribers: 5000, wsScale: 15000}
+	for _, tt := range []struct {
+		name string
+		cfg  config
+		want []int
+	}{
+		{"stocknode", cfg, []int{5000, 15000}},
+		{baseName, cfg, []int{5000, 15000}},
+		{"anvil", cfg, []int{5000}},
+		{"geth", cfg, nil},
+		{"stocknode", config{wsDuration: time.Minute, wsSubscribers: 5000}, []int{5000}},
+		{"stocknode", config{wsSubscribers: 5000, wsScale: 15000}, nil},
+	} {
+		got := wsCounts(tt.cfg, tt.name)
+		if len(got) != len(tt.want) || (len(got) > 0 && (got[0] != tt.want[0] || got[len(got)-1] != tt.want[len(tt.want)-1])) {
+			t.Errorf("wsCounts(%+v, %s) = %v, want %v", tt.cfg, tt.name, got, tt.want)
+		}
+	}
+}
+
+// The WebSocket table has every fan-out and the two goals' verdicts:
+// stocknode's p99 over anvil's at the shared count, and stocknode alone at
+// the larger one.
+func TestPrintWebSocket(t *testing.T) {
+	fanout := func(n int, p99 time.Duration, undelivered int) wsResult {
+		return wsResult{Subscribers: n, Connected: n, Heads: 290, Undelivered: undelivered,
+			Spread: latency.Durations{P50: p99 / 2, P99: p99, Max: p99 + time.Millisecond}, BytesPerSubscriber: 18 << 10}
+	}
+	res := &results{BlockTime: "200ms", Servers: []serverResult{
+		{Name: "stocknode", WebSocket: []wsResult{fanout(5000, 60*time.Millisecond, 0), fanout(15000, 180*time.Millisecond, 1)}},
+		{Name: "geth"},
+		{Name: "anvil", WebSocket: []wsResult{fanout(5000, 150*time.Millisecond, 0), {Subscribers: 15000, Error: "dial: too many open files"}}},
+	}}
+	var b bytes.Buffer
+	printWebSocket(&b, config{wsDuration: time.Minute, wsSubscribers: 5000, wsScale: 15000}, res)
+	out := b.String()
+	for _, want := range []string{"stocknode/anvil: 0.40 (goal at most 0.50)", "p99 spread 180ms, 1 of 290 heads not delivered", "error: dial: too many open files", "18.0 KiB"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("WebSocket table lacks %q:\n%s", want, out)
+		}
+	}
+}
