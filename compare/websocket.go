@@ -107,6 +107,7 @@ func printWebSocket(w io.Writer, cfg config, res *results) {
 		}
 	}
 	tw.Flush()
+	fmt.Fprintln(w, "  (memory: the server's resident set's growth while the subscribers joined, after the read workloads had grown it: lower than on a fresh server)")
 	sn, anvil := res.server("stocknode"), res.server("anvil")
 	if a, b := sn.webSocket(cfg.wsSubscribers), anvil.webSocket(cfg.wsSubscribers); a != nil && b != nil && b.Spread.P99 > 0 {
 		fmt.Fprintf(w, "  p99 spread at %d subscribers, stocknode/anvil: %.2f (goal at most %.2f)\n", cfg.wsSubscribers, float64(a.Spread.P99)/float64(b.Spread.P99), wsCompareGoal)
