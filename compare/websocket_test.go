@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -36,7 +37,7 @@ func TestWSCounts(t *testing.T) {
 		{"stocknode", config{wsSubscribers: 5000, wsScale: 15000}, nil},
 	} {
 		got := wsCounts(tt.cfg, tt.name)
-		if len(got) != len(tt.want) || (len(got) > 0 && (got[0] != tt.want[0] || got[len(got)-1] != tt.want[len(tt.want)-1])) {
+		if !slices.Equal(got, tt.want) {
 			t.Errorf("wsCounts(%+v, %s) = %v, want %v", tt.cfg, tt.name, got, tt.want)
 		}
 	}

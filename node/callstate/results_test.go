@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sync"
 	"testing"
+	"unsafe"
 )
 
 func TestResults(t *testing.T) {
@@ -67,6 +68,12 @@ func TestResultsConcurrent(t *testing.T) {
 	wg.Wait()
 	if r.Bytes() > r.limit {
 		t.Errorf("Bytes() = %d past the limit %d", r.Bytes(), r.limit)
+	}
+}
+
+func TestResultShardFillsACacheLine(t *testing.T) {
+	if size := unsafe.Sizeof(resultShard{}); size != 64 {
+		t.Errorf("a resultShard is %d bytes: its padding no longer fills a 64-byte cache line", size)
 	}
 }
 

@@ -50,16 +50,19 @@ func TestCallResultsAreExact(t *testing.T) {
 		return word(t, ret)
 	}
 	for _, tag := range []string{"latest", "pending"} {
+		// Two calls in a row share a state unless a block or a
+		// pre-confirmation falls between them: a few pairs are enough.
 		before := n.callHits()
-		if a, b := balance(tag), balance(tag); a.Sign() != 0 || b.Sign() != 0 {
-			t.Fatalf("%s: balance %v then %v, want 0", tag, a, b)
+		for range 10 {
+			if a, b := balance(tag), balance(tag); a.Sign() != 0 || b.Sign() != 0 {
+				t.Fatalf("%s: balance %v then %v, want 0", tag, a, b)
+			}
+			if n.callHits() > before {
+				break
+			}
 		}
 		if n.callHits() == before {
-			// Two calls 100 ms apart at most share a state unless a block
-			// or a pre-confirmation fell between them: try once more.
-			if balance(tag); balance(tag).Sign() != 0 || n.callHits() == before {
-				t.Errorf("%s: the same call on the same state was never answered from memory", tag)
-			}
+			t.Errorf("%s: the same call on the same state was never answered from memory", tag)
 		}
 	}
 	hash := n.send(2, &payee, big.NewInt(12345), 21_000, nil)
