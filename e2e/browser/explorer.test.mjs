@@ -111,7 +111,11 @@ test("a pre-confirmed transaction shows before its block seals, then in it", asy
   await shot(page, "home-preconfirmed");
   await page.waitForSelector(`#latest-txs ${row}[data-preconfirmed="false"]`, { timeout: 15_000 });
   await shot(page, "home-sealed");
-  const receipt = await rpc(SLOW_RPC, "eth_getTransactionReceipt", [sent.hash]);
+  // This process sent the transaction, so for 300 ms after the send its
+  // reads on / see the chain as it was before the transaction's block
+  // (node/rpc/sendhold.go): a seal within that time answers null at first,
+  // and a client polls for its receipt as ethers' wait() does.
+  const receipt = await poll("the receipt on /", () => rpc(SLOW_RPC, "eth_getTransactionReceipt", [sent.hash]), { timeout: 2000 });
   assert.ok(BigInt(receipt.blockNumber) > headWhenPreconfirmed, `shown pre-confirmed at head ${headWhenPreconfirmed}, sealed in ${BigInt(receipt.blockNumber)}`);
   assert.equal(await page.$eval(`#latest-txs ${row}`, (e) => e.dataset.blockNumber), String(BigInt(receipt.blockNumber)));
   assert.deepEqual(page.errors, []);
