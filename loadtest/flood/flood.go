@@ -7,7 +7,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/ecdsa"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -48,6 +47,7 @@ type Config struct {
 	FundTimeout   time.Duration
 	Rate          float64
 	To            string // every transfer's recipient; empty: the next sending account
+	Presign       int    // transfers of each account signed before sending starts
 	// Stop, when set, ends the sending early when it closes: a caller
 	// that floods until its own work is done (loadtest failover).
 	Stop <-chan struct{}
@@ -69,6 +69,7 @@ func Flags(fs *flag.FlagSet) *Config {
 	fs.IntVar(&c.ReceiptSample, "receipt-sample", 20, "poll the receipt of every n-th accepted transaction (0: none)")
 	fs.DurationVar(&c.FundTimeout, "fund-timeout", 60*time.Second, "how long funding may take (the server must produce blocks)")
 	fs.Float64Var(&c.Rate, "rate", 0, "transfers/s to offer in all, spread evenly over the senders (0: each sender sends its next transfer as soon as the last is answered). Unpaced, a server that accepts more than the chain's blocks hold builds a backlog, and the times to pending and latest then measure the backlog; paced below capacity they measure the sequencer")
+	fs.IntVar(&c.Presign, "presign", DefaultPresign, "transfers of each account signed before sending starts; the rest are signed while sending, on the CPU a server on the same machine would have (0: sign every transfer while sending)")
 	fs.StringVar(&c.To, "to", "", "send every transfer to this address (a busy address's history, for the explorer); default: each account pays the next")
 	return c
 }
@@ -90,6 +91,9 @@ type Report struct {
 	Rate     float64 `json:"offeredRate,omitempty"`
 	Seconds  float64 `json:"seconds"`
 	FundTime float64 `json:"fundingSeconds"`
+	// Presigned transfers, signed in PresignTime before sending started.
+	Presigned   int     `json:"presigned"`
+	PresignTime float64 `json:"presignSeconds"`
 
 	Attempts        int               `json:"attempts"`
 	Accepted        int               `json:"accepted"`
@@ -119,7 +123,8 @@ func (r Report) String() string {
 	if r.Rate > 0 {
 		offered = fmt.Sprintf(", %.0f transfers/s offered", r.Rate)
 	}
-	fmt.Fprintf(&b, "flood %s: %d accounts, %d senders%s, %.1fs (funding took %.1fs)\n", r.URL, r.Accounts, r.Senders, offered, r.Seconds, r.FundTime)
+	fmt.Fprintf(&b, "flood %s: %d accounts, %d senders%s, %.1fs (funding took %.1fs, presigning %d transfers %.1fs)\n",
+		r.URL, r.Accounts, r.Senders, offered, r.Seconds, r.FundTime, r.Presigned, r.PresignTime)
 	fmt.Fprintf(&b, "accepted %d (%.0f/s) of %d sent; rejected %d; transport errors %d", r.Accepted, r.AcceptedPerSec, r.Attempts, r.Rejected, r.TransportErrors)
 	if r.AlreadyKnown > 0 {
 		fmt.Fprintf(&b, "; already known %d", r.AlreadyKnown)
@@ -149,6 +154,10 @@ type floodAccount struct {
 	addr    common.Address
 	nonce   uint64
 	blocked time.Time
+	// presigned are its next transfers, signed before sending started,
+	// in nonce order, all to presignedTo.
+	presigned   []signedTransfer
+	presignedTo common.Address
 }
 
 // sentTx is one accepted transaction.
@@ -213,6 +222,17 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	if err := loadNonces(client, accounts); err != nil {
 		return report, err
 	}
+	recipient := func(a *floodAccount) common.Address {
+		if sink != nil {
+			return *sink
+		}
+		return accounts[(a.index+1)%len(accounts)].addr
+	}
+	presignStart := time.Now()
+	if err := presign(newTransfer(signer, chainID, feeCap, tip), accounts, cfg.Presign, recipient); err != nil {
+		return report, err
+	}
+	report.Presigned, report.PresignTime = max(cfg.Presign, 0)*len(accounts), time.Since(presignStart).Seconds()
 
 	// The pollers start at the current head: everything sealed from now on is the flood's.
 	var head struct {
@@ -246,7 +266,7 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 		go func() {
 			defer wg.Done()
 			pace := pacer.New(cfg.Rate, cfg.Senders, g, start)
-			floodSender(ctx, client, signer, chainID, own, accounts, sink, feeCap, tip, sending, cfg.ReceiptSample, receipts, &acceptedSoFar, st, pace)
+			floodSender(ctx, client, newTransfer(signer, chainID, feeCap, tip), own, recipient, sending, cfg.ReceiptSample, receipts, &acceptedSoFar, st, pace)
 		}()
 	}
 	wg.Wait()
@@ -460,9 +480,6 @@ var (
 	sendSuffix = []byte(`"]}`)
 )
 
-// floodSender sends transfers from its own accounts, round robin, as fast as
-// the server answers or as pace allows, until end. A rejected account rests
-// 20 ms; a nonce the server calls too low is read again.
 // window is when transfers are sent: until end, or until stop closes.
 type window struct {
 	end  time.Time
@@ -478,11 +495,11 @@ func (w window) over(now time.Time) bool {
 	}
 }
 
-func floodSender(ctx context.Context, client *rpcclient.Client, signer types.Signer, chainID *big.Int, own, all []*floodAccount, sink *common.Address,
-	feeCap, tip *big.Int, sending window, sampleEvery int, receipts *receiptPoller, accepted *atomic.Int64, st *senderStats, pace *pacer.Pacer) {
-	value := big.NewInt(1)
-	body := make([]byte, 0, 512)
-	var raw []byte
+// floodSender sends transfers from its own accounts, round robin, as fast as
+// the server answers or as pace allows, until end. A rejected account rests
+// 20 ms; a nonce the server calls too low is read again.
+func floodSender(ctx context.Context, client *rpcclient.Client, transfers *transfer, own []*floodAccount, recipient func(*floodAccount) common.Address,
+	sending window, sampleEvery int, receipts *receiptPoller, accepted *atomic.Int64, st *senderStats, pace *pacer.Pacer) {
 	next := 0
 	idle := 0
 	for ctx.Err() == nil {
@@ -500,19 +517,11 @@ func floodSender(ctx context.Context, client *rpcclient.Client, signer types.Sig
 			continue
 		}
 		idle = 0
-		to := all[(a.index+1)%len(all)].addr
-		if sink != nil {
-			to = *sink
-		}
-		tx, err := workload.SignTransfer(signer, chainID, a.key, a.nonce, to, value, feeCap, tip)
+		hash, body, err := transfers.next(a, recipient(a))
 		if err != nil {
 			st.rejected["sign: "+err.Error()]++
 			return
 		}
-		raw, _ = tx.MarshalBinary()
-		body = append(body[:0], sendPrefix...)
-		body = hex.AppendEncode(body, raw)
-		body = append(body, sendSuffix...)
 		if pace.Wait(); sending.over(time.Now()) {
 			return
 		}
@@ -526,10 +535,10 @@ func floodSender(ctx context.Context, client *rpcclient.Client, signer types.Sig
 			continue
 		}
 		if !bytes.Contains(resp, rpcclient.ErrorMember) {
-			a.nonce++
-			st.sent = append(st.sent, sentTx{hash: tx.Hash(), at: t0})
+			a.sent()
+			st.sent = append(st.sent, sentTx{hash: hash, at: t0})
 			if n := accepted.Add(1); sampleEvery > 0 && n%int64(sampleEvery) == 0 {
-				receipts.add(tx.Hash())
+				receipts.add(hash)
 			}
 			continue
 		}
@@ -542,7 +551,7 @@ func floodSender(ctx context.Context, client *rpcclient.Client, signer types.Sig
 		case strings.Contains(low, "already known") || strings.Contains(low, "already imported"):
 			// An earlier send that timed out did reach the pool.
 			st.alreadyKnown++
-			a.nonce++
+			a.sent()
 			continue
 		case strings.Contains(low, "nonce too low"):
 			var nonce hexutil.Uint64

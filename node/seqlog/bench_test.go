@@ -76,6 +76,11 @@ func mustEncodeB(b *testing.B, e Entry) []byte {
 // entries).
 func BenchmarkSignature(b *testing.B) {
 	keys, _ := writers(b, 1)
+	key, err := deriveKey(keys[0]) // as Open makes it
+	if err != nil {
+		b.Fatal(err)
+	}
+	keys[0] = key
 	data := mustEncodeB(b, Preconfirmed{Number: 8, Index: 1, GasUsed: 50 * 21_000, Transactions: rawTxs(b, transfers(b, 50))})
 	subject := subjectPrefix(testChainID) + "preconfirmed"
 	b.Run("sign", func(b *testing.B) {

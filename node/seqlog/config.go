@@ -163,6 +163,13 @@ func (c Config) withKeys() (Config, error) {
 		}
 		c.Signer = kp
 	}
+	if c.Signer != nil {
+		kp, err := deriveKey(c.Signer)
+		if err != nil {
+			return c, fmt.Errorf("sequencer log: %w", err)
+		}
+		c.Signer = kp
+	}
 	if c.embedded() && len(c.Users) == 0 && c.Signer != nil {
 		pub, _ := c.Signer.PublicKey()
 		c.Users = []*server.NkeyUser{{Nkey: pub}}

@@ -106,6 +106,11 @@ func Repair(ctx context.Context, cfg Config, work string, dryRun bool, log *slog
 	if cfg.Signer == nil {
 		return RepairReport{}, errors.New("sequencer log: a repair signs the kept entries again: it needs the sequencer's key")
 	}
+	signer, err := deriveKey(cfg.Signer)
+	if err != nil {
+		return RepairReport{}, fmt.Errorf("sequencer log: %w", err)
+	}
+	cfg.Signer = signer
 	if cfg.embedded() {
 		// This process alone runs the server, without a listener: its
 		// own connection may do everything, the stream's deletion too.

@@ -1,6 +1,7 @@
 package seqlog
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"reflect"
@@ -170,4 +171,35 @@ func TestUnsignedLogFromBefore(t *testing.T) {
 		t.Fatalf("read %d entries, want the 3 old ones and the signed one (the unsigned 5th skipped)", len(recs))
 	}
 	checkTicks(t, recs, 1)
+}
+
+// A derived key signs and names itself exactly as the nkeys key pair it
+// comes from, and refuses a key without its seed.
+func TestDerivedKey(t *testing.T) {
+	kp := newSigner(t)
+	derived, err := deriveKey(kp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again, _ := deriveKey(derived); again != derived {
+		t.Error("deriving a derived key again made a new one")
+	}
+	for _, msg := range [][]byte{nil, []byte("entry"), make([]byte, 4096)} {
+		want, _ := kp.Sign(msg)
+		got, err := derived.Sign(msg)
+		if err != nil || !bytes.Equal(got, want) {
+			t.Errorf("signature of %d bytes: %x, %v; nkeys gives %x", len(msg), got, err, want)
+		}
+		if err := kp.Verify(msg, got); err != nil {
+			t.Errorf("nkeys does not verify the derived key's signature: %v", err)
+		}
+	}
+	wantPub, _ := kp.PublicKey()
+	if pub, _ := derived.PublicKey(); pub != wantPub {
+		t.Errorf("public key %s, nkeys gives %s", pub, wantPub)
+	}
+	public, _ := nkeys.FromPublicKey(wantPub)
+	if _, err := deriveKey(public); err == nil {
+		t.Error("derived a signing key from a public key")
+	}
 }
