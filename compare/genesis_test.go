@@ -30,7 +30,7 @@ func TestGenesisServesTheWorkload(t *testing.T) {
 	if g.Config.ChainID.Int64() != chainID || !g.Config.IsPrague(big.NewInt(0), 0) || g.Config.IsOsaka(big.NewInt(0), 0) {
 		t.Fatalf("config: %v", g.Config)
 	}
-	if g.GasLimit != 30_000_000 || len(g.Alloc) != len(workload.DevKeys)+workload.NumAddresses+1+4 {
+	if g.GasLimit != genesisGasLimit || len(g.Alloc) != len(workload.DevKeys)+workload.NumAddresses+1+4 {
 		t.Fatalf("gas limit %d, %d accounts", g.GasLimit, len(g.Alloc))
 	}
 	if block := g.ToBlock(); block.BaseFee().Int64() != 1e9 || block.Root() == (common.Hash{}) {

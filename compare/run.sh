@@ -20,7 +20,7 @@
 # What runs: stocknode --dev --genesis G --block-time 200ms; geth init G, then
 # geth --syncmode full --nodiscover --maxpeers 0 --http (no consensus client,
 # so geth seals no blocks: it serves reads of the genesis state only and the
-# transaction flood is skipped for it); anvil --init G --block-time 0.2 --silent.
+# transaction flood is skipped for it); anvil --init G --gas-limit 60000000 --block-time 0.2 --silent.
 # The trace workloads: stocknode and geth each import a trace chain into a fresh
 # datadir and serve it without adding blocks (stocknode --block-time 0).
 set -euo pipefail

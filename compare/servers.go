@@ -71,7 +71,7 @@ func startServer(ctx context.Context, cfg config, name, genesis string) (*server
 	case "anvil":
 		secs := strconv.FormatFloat(cfg.blockTime.Seconds(), 'f', -1, 64)
 		// --silent: anvil otherwise prints every request's method name, which costs it throughput.
-		spec.args = []string{"--init", genesis, "--block-time", secs, "--silent"}
+		spec.args = []string{"--init", genesis, "--gas-limit", strconv.Itoa(genesisGasLimit), "--block-time", secs, "--silent"}
 	default:
 		return nil, fmt.Errorf("unknown server %q (stocknode, "+baseName+", geth or anvil)", name)
 	}

@@ -22,7 +22,7 @@ import (
 // The transactions of the transfers trace chain: -transfers (traceTxCount
 // by default) token transfers of 0 tokens from the development account
 // traceSender to fresh addresses, all in block 1. A transfer takes 28,518
-// gas: 1,000 fit the genesis's 30M.
+// gas: 1,000 fit a block.
 const (
 	traceTxCount = 256
 	traceSender  = 8
