@@ -8,6 +8,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/ethereum/go-ethereum/params"
+
 	"github.com/stocknode/stocknode/internal/latency"
 )
 
@@ -333,8 +335,9 @@ func printFlood(w io.Writer, cfg config, res *results) {
 	}
 	fmt.Fprintf(w, "\ntransaction flood: %v of signed transfers from 1,024 funded accounts, %v blocks%s (times: send to first seen; p50 / p99)\n", cfg.floodDuration, res.BlockTime, best)
 	if cfg.floodPacedRate > 0 {
-		fmt.Fprintf(w, "(\"at %s/s\": the same flood offered %s transfers/s, below the chain's capacity of 7.14k/s: unpaced, a server that\n"+
-			"accepts more than a block holds builds a backlog, and its times measure the backlog rather than the sequencer)\n", kilo(cfg.floodPacedRate), kilo(cfg.floodPacedRate))
+		capacity := float64(genesisGasLimit/params.TxGas) / cfg.blockTime.Seconds()
+		fmt.Fprintf(w, "(\"at %s/s\": the same flood offered %s transfers/s, below the chain's capacity of %s/s: unpaced, a server that\n"+
+			"accepts more than a block holds builds a backlog, and its times measure the backlog rather than the sequencer)\n", kilo(cfg.floodPacedRate), kilo(cfg.floodPacedRate), kilo(capacity))
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "server\taccepted/s\tincluded/s\trejected\tnot sealed\tto pending\tto latest\tto receipt\tcores (srv+gen)\t")

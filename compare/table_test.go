@@ -62,9 +62,9 @@ func TestPrintFlood(t *testing.T) {
 		{Name: "anvil", Flood: flood(5_630, 93*time.Millisecond), FloodPaced: flood(4_960, 95*time.Millisecond)},
 	}}
 	var b bytes.Buffer
-	printFlood(&b, config{floodDuration: 6 * time.Second, floodPacedRate: 5_000}, res)
+	printFlood(&b, config{floodDuration: 6 * time.Second, floodPacedRate: 5_000, blockTime: 200 * time.Millisecond}, res)
 	out := b.String()
-	for _, want := range []string{"best of 2 rounds by accepted/s", "stocknode  ", "7.25k", "208ms", "stocknode at 5.00k/s", "4.95k", "46ms / 91ms", "skipped: geth seals no blocks", "anvil at 5.00k/s", "below the chain's capacity"} {
+	for _, want := range []string{"best of 2 rounds by accepted/s", "stocknode  ", "7.25k", "208ms", "stocknode at 5.00k/s", "4.95k", "46ms / 91ms", "skipped: geth seals no blocks", "anvil at 5.00k/s", "below the chain's capacity of 14.3k/s"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("flood table lacks %q:\n%s", want, out)
 		}
