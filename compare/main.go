@@ -37,6 +37,7 @@ type config struct {
 	conns, rounds, transfers         int
 	flood, ceiling, trace            bool
 	pacedRate, floodPacedRate        float64
+	floodSenders                     []int
 	// wsDuration is each WebSocket fan-out's window (0: none),
 	// wsSubscribers the subscribers of every server's, wsScale those of
 	// stocknode's second (websocket.go).
@@ -92,6 +93,11 @@ func main() {
 	flag.DurationVar(&cfg.duration, "duration", 6*time.Second, "measurement time per workload")
 	flag.DurationVar(&cfg.warmup, "warmup", 500*time.Millisecond, "load before each measurement, not counted")
 	flag.DurationVar(&cfg.floodDuration, "flood-duration", 6*time.Second, "transaction flood time (0: no flood)")
+	flag.Func("flood-senders", "comma-separated sender counts of the unpaced flood, each run in turn on every server (default "+defaultFloodSenders+"): each server's flood is its best by accepted/s, its intake at the concurrency that saturates it", func(v string) error {
+		senders, err := parseCounts(v)
+		cfg.floodSenders = senders
+		return err
+	})
 	flag.DurationVar(&cfg.blockTime, "block-time", 200*time.Millisecond, "block time of stocknode and anvil")
 	flag.IntVar(&cfg.conns, "c", 64, "keep-alive connections of the read workloads")
 	flag.IntVar(&cfg.rounds, "rounds", 2, "rounds of the read workloads and the flood over all servers, interleaved (each round restarts the servers and starts one server later in -servers, wrapping around, so that no server always runs first); the table shows each workload's best round, for a machine shared with other work")
@@ -126,6 +132,9 @@ func main() {
 		os.Exit(2)
 	}
 	cfg.flood = cfg.floodDuration > 0
+	if cfg.floodSenders == nil {
+		cfg.floodSenders, _ = parseCounts(defaultFloodSenders)
+	}
 	cfg.servers = withBaseline(cfg.servers, cfg.baseline)
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()

@@ -29,6 +29,7 @@ type readResult struct {
 
 type floodResult struct {
 	Round          int               `json:"round,omitempty"`
+	Senders        int               `json:"senders"`
 	AcceptedPerSec float64           `json:"acceptedPerSecond"`
 	IncludedPerSec float64           `json:"includedPerSecond"`
 	Rejected       int               `json:"rejected"`
@@ -49,7 +50,8 @@ type serverResult struct {
 	Checks  map[string]string `json:"checks"` // phase -> "ok" or the failure
 	Reads   []readResult      `json:"reads"`
 	Paced   []readResult      `json:"paced"`
-	// Flood is the round whose flood accepted the most; Floods has every round's.
+	// Flood is the flood, of every round and sender count, that accepted
+	// the most; Floods has them all.
 	Flood  *floodResult   `json:"flood,omitempty"`
 	Floods []*floodResult `json:"floods,omitempty"`
 	// FloodPaced is the flood at one offered rate, below the chain's capacity.

@@ -185,11 +185,16 @@ func measureServer(ctx context.Context, cfg config, sr *serverResult, genesis st
 		sr.Flood = &floodResult{Skipped: "geth seals no blocks without a consensus client"}
 		return
 	}
-	fr := runFlood(ctx, cfg, name, srv)
-	fr.Round = round
-	sr.Floods = append(sr.Floods, fr)
-	if best := sr.Flood; best == nil || best.Skipped != "" || (fr.Skipped == "" && fr.AcceptedPerSec > best.AcceptedPerSec) {
-		sr.Flood = fr
+	for _, senders := range cfg.floodSenders {
+		if ctx.Err() != nil {
+			return
+		}
+		fr := runFlood(ctx, cfg, name, srv, "-senders", strconv.Itoa(senders))
+		fr.Round = round
+		sr.Floods = append(sr.Floods, fr)
+		if best := sr.Flood; best == nil || best.Skipped != "" || (fr.Skipped == "" && fr.AcceptedPerSec > best.AcceptedPerSec) {
+			sr.Flood = fr
+		}
 	}
 	if lastRound && cfg.floodPacedRate > 0 && ctx.Err() == nil {
 		sr.FloodPaced = runFlood(ctx, cfg, name, srv, "-rate", strconv.FormatFloat(cfg.floodPacedRate, 'f', 0, 64))

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -330,8 +331,13 @@ func p99Ratio(a, b *readResult) string {
 // rate below the chain's capacity, per server.
 func printFlood(w io.Writer, cfg config, res *results) {
 	best := ""
-	if res.Rounds > 1 {
+	switch {
+	case res.Rounds > 1 && len(cfg.floodSenders) > 1:
+		best = fmt.Sprintf(", best of %d rounds and of %s senders by accepted/s", res.Rounds, joinInts(cfg.floodSenders))
+	case res.Rounds > 1:
 		best = fmt.Sprintf(", best of %d rounds by accepted/s", res.Rounds)
+	case len(cfg.floodSenders) > 1:
+		best = fmt.Sprintf(", best of %s senders by accepted/s", joinInts(cfg.floodSenders))
 	}
 	fmt.Fprintf(w, "\ntransaction flood: %v of signed transfers from 1,024 funded accounts, %v blocks%s (times: send to first seen; p50 / p99)\n", cfg.floodDuration, res.BlockTime, best)
 	if cfg.floodPacedRate > 0 {
@@ -340,7 +346,7 @@ func printFlood(w io.Writer, cfg config, res *results) {
 			"accepts more than a block holds builds a backlog, and its times measure the backlog rather than the sequencer)\n", kilo(cfg.floodPacedRate), kilo(cfg.floodPacedRate), kilo(capacity))
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "server\taccepted/s\tincluded/s\trejected\tnot sealed\tto pending\tto latest\tto receipt\tcores (srv+gen)\t")
+	fmt.Fprintln(tw, "server\tsenders\taccepted/s\tincluded/s\trejected\tnot sealed\tto pending\tto latest\tto receipt\tcores (srv+gen)\t")
 	var reasons []string
 	for _, s := range res.Servers {
 		reasons = append(reasons, floodRow(tw, s.Name, s.Flood)...)
@@ -352,6 +358,38 @@ func printFlood(w io.Writer, cfg config, res *results) {
 	for _, r := range reasons {
 		fmt.Fprintln(w, "  "+r)
 	}
+	printFloodGoal(w, res)
+}
+
+// floodGoal is the performance issue's goal for the flood: stocknode
+// accepts at least this many times what anvil accepts.
+const floodGoal = 1.3
+
+// printFloodGoal prints stocknode's accepted/s over anvil's, when both
+// flooded.
+func printFloodGoal(w io.Writer, res *results) {
+	var sn, anvil *floodResult
+	for _, s := range res.Servers {
+		switch s.Name {
+		case "stocknode":
+			sn = s.Flood
+		case "anvil":
+			anvil = s.Flood
+		}
+	}
+	if sn == nil || anvil == nil || sn.Skipped != "" || anvil.Skipped != "" || anvil.AcceptedPerSec == 0 {
+		return
+	}
+	fmt.Fprintf(w, "  accepted/s, stocknode/anvil: %.2fx (goal at least %.2fx); stocknode's time to pending p99 %s\n",
+		sn.AcceptedPerSec/anvil.AcceptedPerSec, floodGoal, ms(sn.TimeToPending.P99))
+}
+
+func joinInts(v []int) string {
+	s := make([]string, len(v))
+	for i, n := range v {
+		s[i] = strconv.Itoa(n)
+	}
+	return strings.Join(s, ",")
 }
 
 // floodRow prints one flood's row and returns its rejection reasons.
@@ -360,10 +398,14 @@ func floodRow(tw io.Writer, label string, f *floodResult) (reasons []string) {
 	case f == nil:
 		return nil
 	case f.Skipped != "":
-		fmt.Fprintf(tw, "%s\tskipped: %s\t\t\t\t\t\t\t\t\n", label, f.Skipped)
+		fmt.Fprintf(tw, "%s\tskipped: %s\t\t\t\t\t\t\t\t\t\n", label, f.Skipped)
 		return nil
 	}
-	fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%s / %s\t%s / %s\t%s / %s\t%.2f + %.2f\t\n", label,
+	senders := "-"
+	if f.Senders > 0 {
+		senders = strconv.Itoa(f.Senders)
+	}
+	fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%s / %s\t%s / %s\t%s / %s\t%.2f + %.2f\t\n", label, senders,
 		kilo(f.AcceptedPerSec), kilo(f.IncludedPerSec), f.Rejected, f.NotIncluded,
 		ms(f.TimeToPending.P50), ms(f.TimeToPending.P99), ms(f.TimeToLatest.P50), ms(f.TimeToLatest.P99),
 		ms(f.TimeToReceipt.P50), ms(f.TimeToReceipt.P99), f.CPU.Server, f.CPU.LoadTest)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -53,7 +54,7 @@ func TestKilo(t *testing.T) {
 // the one offered rate; a skipped flood says why.
 func TestPrintFlood(t *testing.T) {
 	flood := func(accepted float64, p99 time.Duration) *floodResult {
-		return &floodResult{AcceptedPerSec: accepted, IncludedPerSec: accepted - 100, TimeToPending: workloadP99(p99),
+		return &floodResult{Senders: 64, AcceptedPerSec: accepted, IncludedPerSec: accepted - 100, TimeToPending: workloadP99(p99),
 			RejectedBy: map[string]int{}}
 	}
 	res := &results{BlockTime: "200ms", Rounds: 2, Servers: []serverResult{
@@ -62,9 +63,9 @@ func TestPrintFlood(t *testing.T) {
 		{Name: "anvil", Flood: flood(5_630, 93*time.Millisecond), FloodPaced: flood(4_960, 95*time.Millisecond)},
 	}}
 	var b bytes.Buffer
-	printFlood(&b, config{floodDuration: 6 * time.Second, floodPacedRate: 5_000, blockTime: 200 * time.Millisecond}, res)
+	printFlood(&b, config{floodDuration: 6 * time.Second, floodPacedRate: 5_000, blockTime: 200 * time.Millisecond, floodSenders: []int{64, 128}}, res)
 	out := b.String()
-	for _, want := range []string{"best of 2 rounds by accepted/s", "stocknode  ", "7.25k", "208ms", "stocknode at 5.00k/s", "4.95k", "46ms / 91ms", "skipped: geth seals no blocks", "anvil at 5.00k/s", "below the chain's capacity of 14.3k/s"} {
+	for _, want := range []string{"best of 2 rounds and of 64,128 senders by accepted/s", "stocknode/anvil: 1.29x (goal at least 1.30x); stocknode's time to pending p99 208ms", "stocknode  ", "7.25k", "208ms", "stocknode at 5.00k/s", "4.95k", "46ms / 91ms", "skipped: geth seals no blocks", "anvil at 5.00k/s", "below the chain's capacity of 14.3k/s"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("flood table lacks %q:\n%s", want, out)
 		}
@@ -140,5 +141,29 @@ func TestPrintCPUPerRequest(t *testing.T) {
 		if strings.Contains(line, "call latest") && !strings.Contains(line, " -") {
 			t.Errorf("a workload without measurements shows no dash: %q", line)
 		}
+	}
+}
+
+func TestParseCounts(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []int
+		ok   bool
+	}{
+		{"64,128", []int{64, 128}, true},
+		{" 32 ", []int{32}, true},
+		{"64,,128", nil, false},
+		{"0", nil, false},
+		{"-1,64", nil, false},
+		{"many", nil, false},
+	}
+	for _, tt := range tests {
+		got, err := parseCounts(tt.in)
+		if (err == nil) != tt.ok || !slices.Equal(got, tt.want) {
+			t.Errorf("parseCounts(%q) = %v, %v; want %v, ok %v", tt.in, got, err, tt.want, tt.ok)
+		}
+	}
+	if got, err := parseCounts(defaultFloodSenders); err != nil || len(got) == 0 {
+		t.Errorf("the default %q: %v, %v", defaultFloodSenders, got, err)
 	}
 }
