@@ -69,7 +69,7 @@ func Flags(fs *flag.FlagSet) *Config {
 	fs.IntVar(&c.ReceiptSample, "receipt-sample", 20, "poll the receipt of every n-th accepted transaction (0: none)")
 	fs.DurationVar(&c.FundTimeout, "fund-timeout", 60*time.Second, "how long funding may take (the server must produce blocks)")
 	fs.Float64Var(&c.Rate, "rate", 0, "transfers/s to offer in all, spread evenly over the senders (0: each sender sends its next transfer as soon as the last is answered). Unpaced, a server that accepts more than the chain's blocks hold builds a backlog, and the times to pending and latest then measure the backlog; paced below capacity they measure the sequencer")
-	fs.IntVar(&c.Presign, "presign", DefaultPresign, "transfers of each account signed before sending starts; the rest are signed while sending, on the CPU a server on the same machine would have (0: sign every transfer while sending)")
+	fs.IntVar(&c.Presign, "presign", DefaultPresign, "transfers of each account signed before sending starts, at most 65,536 in all; the rest are signed while sending, on the CPU a server on the same machine would have (0: sign every transfer while sending)")
 	fs.StringVar(&c.To, "to", "", "send every transfer to this address (a busy address's history, for the explorer); default: each account pays the next")
 	return c
 }
@@ -228,11 +228,11 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 		}
 		return accounts[(a.index+1)%len(accounts)].addr
 	}
-	presignStart := time.Now()
-	if err := presign(newTransfer(signer, chainID, feeCap, tip), accounts, cfg.Presign, recipient); err != nil {
+	presignStart, perAccount := time.Now(), presignCount(cfg.Presign, len(accounts))
+	if err := presign(newTransfer(signer, chainID, feeCap, tip), accounts, perAccount, recipient); err != nil {
 		return report, err
 	}
-	report.Presigned, report.PresignTime = max(cfg.Presign, 0)*len(accounts), time.Since(presignStart).Seconds()
+	report.Presigned, report.PresignTime = perAccount*len(accounts), time.Since(presignStart).Seconds()
 
 	// The pollers start at the current head: everything sealed from now on is the flood's.
 	var head struct {

@@ -28,6 +28,17 @@ import (
 // blocks every 200 ms hold.
 const DefaultPresign = 64
 
+// presignBudget bounds the transfers presigned in all: 64 for each of
+// 1,024 accounts. A flood from many more accounts presigns fewer of each,
+// so that presigning takes seconds and tens of MB, not minutes and GB.
+const presignBudget = 64 * 1024
+
+// presignCount is how many transfers of each of accounts to presign when
+// perAccount are asked for.
+func presignCount(perAccount, accounts int) int {
+	return max(0, min(perAccount, presignBudget/max(accounts, 1)))
+}
+
 // signedTransfer is one transfer ready to send: its request body and hash.
 type signedTransfer struct {
 	nonce uint64

@@ -89,3 +89,19 @@ func TestNextTransfer(t *testing.T) {
 		})
 	}
 }
+
+func TestPresignCount(t *testing.T) {
+	tests := []struct{ perAccount, accounts, want int }{
+		{64, 1024, 64},
+		{64, 10_000, 6},
+		{64, 100_000, 0},
+		{0, 1024, 0},
+		{-1, 1024, 0},
+		{64, 0, 64},
+	}
+	for _, tt := range tests {
+		if got := presignCount(tt.perAccount, tt.accounts); got != tt.want {
+			t.Errorf("presignCount(%d, %d) = %d, want %d", tt.perAccount, tt.accounts, got, tt.want)
+		}
+	}
+}
