@@ -25,6 +25,8 @@ import (
 	"time"
 
 	"github.com/valyala/fasthttp"
+
+	"github.com/stocknode/stocknode/loadtest/httpload"
 )
 
 type config struct {
@@ -94,7 +96,7 @@ func main() {
 	flag.DurationVar(&cfg.warmup, "warmup", 500*time.Millisecond, "load before each measurement, not counted")
 	flag.DurationVar(&cfg.floodDuration, "flood-duration", 6*time.Second, "transaction flood time (0: no flood)")
 	flag.Func("flood-senders", "comma-separated sender counts of the unpaced flood, each run in turn on every server (default "+defaultFloodSenders+"): each server's flood is its best by accepted/s, its intake at the concurrency that saturates it", func(v string) error {
-		senders, err := parseCounts(v)
+		senders, err := httpload.ParseCounts(v)
 		cfg.floodSenders = senders
 		return err
 	})
@@ -133,7 +135,7 @@ func main() {
 	}
 	cfg.flood = cfg.floodDuration > 0
 	if cfg.floodSenders == nil {
-		cfg.floodSenders, _ = parseCounts(defaultFloodSenders)
+		cfg.floodSenders, _ = httpload.ParseCounts(defaultFloodSenders)
 	}
 	cfg.servers = withBaseline(cfg.servers, cfg.baseline)
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)

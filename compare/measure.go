@@ -145,18 +145,5 @@ func floodURL(name, url string) string {
 // its answer before it sends again, so a flood with too few of them
 // measures a server's round trip rather than its intake: anvil takes in as
 // much at 32 senders as at 256, stocknode 20% more at 128 than at 64
-// (PERFORMANCE.md, "The flood's senders").
+// (PERFORMANCE.md, "The flood past 1.3x anvil").
 const defaultFloodSenders = "64,128"
-
-// parseCounts parses a comma-separated list of positive counts.
-func parseCounts(v string) ([]int, error) {
-	var counts []int
-	for _, f := range strings.Split(v, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || n < 1 {
-			return nil, fmt.Errorf("%q: want comma-separated positive counts, such as 64,128", v)
-		}
-		counts = append(counts, n)
-	}
-	return counts, nil
-}

@@ -2,12 +2,12 @@ package main
 
 import (
 	"bytes"
-	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/stocknode/stocknode/internal/latency"
+	"github.com/stocknode/stocknode/loadtest/httpload"
 )
 
 // The paced table shows each server's achieved rate and latency at the one
@@ -144,26 +144,9 @@ func TestPrintCPUPerRequest(t *testing.T) {
 	}
 }
 
-func TestParseCounts(t *testing.T) {
-	tests := []struct {
-		in   string
-		want []int
-		ok   bool
-	}{
-		{"64,128", []int{64, 128}, true},
-		{" 32 ", []int{32}, true},
-		{"64,,128", nil, false},
-		{"0", nil, false},
-		{"-1,64", nil, false},
-		{"many", nil, false},
-	}
-	for _, tt := range tests {
-		got, err := parseCounts(tt.in)
-		if (err == nil) != tt.ok || !slices.Equal(got, tt.want) {
-			t.Errorf("parseCounts(%q) = %v, %v; want %v, ok %v", tt.in, got, err, tt.want, tt.ok)
-		}
-	}
-	if got, err := parseCounts(defaultFloodSenders); err != nil || len(got) == 0 {
+// The default sender counts parse.
+func TestDefaultFloodSenders(t *testing.T) {
+	if got, err := httpload.ParseCounts(defaultFloodSenders); err != nil || len(got) == 0 {
 		t.Errorf("the default %q: %v, %v", defaultFloodSenders, got, err)
 	}
 }

@@ -224,14 +224,14 @@ func BenchmarkBodyGen(b *testing.B) {
 	}
 }
 
-func TestParseConns(t *testing.T) {
-	got, err := parseConns("1, 4,16,64,256")
+func TestParseCounts(t *testing.T) {
+	got, err := ParseCounts("1, 4,16,64,256")
 	if err != nil || len(got) != 5 || got[4] != 256 {
 		t.Fatalf("%v %v", got, err)
 	}
-	for _, bad := range []string{"", "0", "4,x", "-1"} {
-		if _, err := parseConns(bad); err == nil {
-			t.Errorf("parseConns(%q) accepted", bad)
+	for _, bad := range []string{"", "0", "4,x", "-1", "64,,128"} {
+		if _, err := ParseCounts(bad); err == nil {
+			t.Errorf("ParseCounts(%q) accepted", bad)
 		}
 	}
 }

@@ -128,13 +128,14 @@ func (r RunReport) String() string {
 	return b.String()
 }
 
-// parseConns reads "64" or "1,4,16,64,256".
-func parseConns(s string) ([]int, error) {
+// ParseCounts reads a count or a sweep of them: "64" or "1,4,16,64,256"
+// (connections here, compare's flood senders).
+func ParseCounts(s string) ([]int, error) {
 	var out []int
 	for _, f := range strings.Split(s, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
 		if err != nil || n < 1 {
-			return nil, fmt.Errorf("-c %q: want positive connection counts, e.g. 64 or 1,4,16,64", s)
+			return nil, fmt.Errorf("%q: want positive counts, such as 64 or 1,4,16,64", s)
 		}
 		out = append(out, n)
 	}
@@ -167,9 +168,9 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	if cfg.Rate < 0 {
 		return report, fmt.Errorf("-rate %v: want requests/s, or 0 for as fast as the server answers", cfg.Rate)
 	}
-	conns, err := parseConns(cfg.Conns)
+	conns, err := ParseCounts(cfg.Conns)
 	if err != nil {
-		return report, err
+		return report, fmt.Errorf("-c %w", err)
 	}
 	for _, c := range conns {
 		if ctx.Err() != nil {
