@@ -54,9 +54,10 @@ const genesisGasLimit = 60_000_000
 
 // genesisJSON is the one genesis every server runs: geth's format, all forks
 // through Prague at genesis (proof of stake from the start, Osaka off),
-// genesisGasLimit, base fee 1 gwei; the ten development accounts (10,000 ETH), the 1,024
-// read addresses (1 ETH and a LoadToken balance each), LoadToken at
-// workload.Token, and the system contracts Cancun and Prague call.
+// genesisGasLimit gas a block, base fee 1 gwei; the ten development accounts
+// (10,000 ETH), the 1,024 read addresses (1 ETH and a LoadToken balance
+// each), LoadToken at workload.Token, and the system contracts Cancun and
+// Prague call.
 func genesisJSON() ([]byte, error) {
 	code, err := tokenRuntime()
 	if err != nil {

@@ -130,7 +130,7 @@ func main() {
 		return
 	}
 	if cfg.transfers < 1 || cfg.transfers > 1000 {
-		fmt.Fprintf(os.Stderr, "compare: -transfers %d: want 1 to 1,000 (a transfer takes 28,518 gas; 1,000 keep the block within 30M gas)\n", cfg.transfers)
+		fmt.Fprintf(os.Stderr, "compare: -transfers %d: want 1 to 1,000 (28,518 gas each)\n", cfg.transfers)
 		os.Exit(2)
 	}
 	cfg.flood = cfg.floodDuration > 0
