@@ -6,6 +6,7 @@ import (
 	"os"
 	"sync"
 	"syscall"
+	"time"
 	"unsafe"
 )
 
@@ -35,9 +36,10 @@ func wrapRaw(tc *net.TCPConn) net.Conn {
 // "Raw socket I/O in the front end").
 type rawConn struct {
 	*net.TCPConn
-	rc syscall.RawConn
-	r  rawHalf // reads
-	w  rawHalf // writes
+	rc   syscall.RawConn
+	lazy lazyRawConn // rc, waiting until the wanted deadlines
+	r    rawHalf     // reads
+	w    rawHalf     // writes
 }
 
 // rawHalf is one direction's scratch state, with its system call and
@@ -51,12 +53,14 @@ type rawHalf struct {
 	errno syscall.Errno
 	call  func(fd uintptr) bool
 	wait  func(func(fd uintptr) bool) error
+	dl    lazyDeadline
 }
 
 func newRawConn(tc *net.TCPConn, rc syscall.RawConn) *rawConn {
 	c := &rawConn{TCPConn: tc, rc: rc}
-	c.r.call, c.r.wait = c.r.recv, rc.Read
-	c.w.call, c.w.wait = c.w.send, rc.Write
+	c.r.call, c.r.wait, c.r.dl.arm = c.r.recv, rc.Read, tc.SetReadDeadline
+	c.w.call, c.w.wait, c.w.dl.arm = c.w.send, rc.Write, tc.SetWriteDeadline
+	c.lazy = lazyRawConn{rc: rc, r: &c.r.dl, w: &c.w.dl}
 	return c
 }
 
@@ -65,7 +69,11 @@ func newRawConn(tc *net.TCPConn, rc syscall.RawConn) *rawConn {
 func (h *rawHalf) run(b []byte) (n int, errno syscall.Errno, err error) {
 	h.mu.Lock()
 	h.buf, h.n, h.errno = b, 0, 0
-	err = h.wait(h.call)
+	for {
+		if err = h.wait(h.call); !h.dl.retry(err) {
+			break
+		}
+	}
 	n, errno = h.n, h.errno
 	h.buf = nil
 	h.mu.Unlock()
@@ -73,8 +81,20 @@ func (h *rawHalf) run(b []byte) (n int, errno syscall.Errno, err error) {
 }
 
 // SyscallConn is the underlying socket's, for code that writes to it itself
-// (the WebSocket broadcaster).
-func (c *rawConn) SyscallConn() (syscall.RawConn, error) { return c.rc, nil }
+// (the WebSocket broadcaster), its waits ending at the wanted deadlines.
+func (c *rawConn) SyscallConn() (syscall.RawConn, error) { return &c.lazy, nil }
+
+// SetReadDeadline, SetWriteDeadline and SetDeadline arm the poller lazily
+// (lazyDeadline).
+func (c *rawConn) SetReadDeadline(t time.Time) error  { return c.r.dl.set(t) }
+func (c *rawConn) SetWriteDeadline(t time.Time) error { return c.w.dl.set(t) }
+
+func (c *rawConn) SetDeadline(t time.Time) error {
+	if err := c.r.dl.set(t); err != nil {
+		return err
+	}
+	return c.w.dl.set(t)
+}
 
 func (c *rawConn) Read(b []byte) (int, error) {
 	if len(b) == 0 {
