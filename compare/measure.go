@@ -25,13 +25,15 @@ func runLoadtest(ctx context.Context, cfg config, serverPID int, args ...string)
 	cmd := exec.CommandContext(ctx, cfg.loadtest, append(args, "-json")...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	cpu0 := procstat.CPUSeconds(serverPID)
+	user0, system0 := procstat.CPUTimes(serverPID)
 	t0 := time.Now()
 	err := cmd.Run()
 	wall := time.Since(t0).Seconds()
 	var use cpuUse
 	if serverPID > 0 {
-		use.Server = (procstat.CPUSeconds(serverPID) - cpu0) / wall
+		user1, system1 := procstat.CPUTimes(serverPID)
+		use.Server = (user1 + system1 - user0 - system0) / wall
+		use.ServerKernel = (system1 - system0) / wall
 	}
 	if cmd.ProcessState != nil {
 		use.LoadTest = (cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()).Seconds() / wall

@@ -8,8 +8,9 @@ import (
 )
 
 type cpuUse struct {
-	Server   float64 `json:"serverCores"`   // server CPU seconds per second
-	LoadTest float64 `json:"loadtestCores"` // load generator CPU seconds per second
+	Server       float64 `json:"serverCores"`       // server CPU seconds per second
+	ServerKernel float64 `json:"serverKernelCores"` // of which in the kernel (system time)
+	LoadTest     float64 `json:"loadtestCores"`     // load generator CPU seconds per second
 }
 
 type readResult struct {

@@ -151,8 +151,8 @@ func printTables(w io.Writer, cfg config, res *results) {
 	}
 	tw.Flush()
 	if c := res.Ceiling; c != nil {
-		fmt.Fprintf(w, "ceiling: fasthttp answering a constant body, getBalance latest: %s req/s, p99 %s (server %.2f cores, load generator %.2f)\n",
-			kilo(c.RPS), ms(c.P99), c.CPU.Server, c.CPU.LoadTest)
+		fmt.Fprintf(w, "ceiling: fasthttp answering a constant body, getBalance latest: %s req/s, p99 %s (server %.2f cores, %s a request; load generator %.2f cores)\n",
+			kilo(c.RPS), ms(c.P99), c.CPU.Server, cpuTime(c), c.CPU.LoadTest)
 	}
 	for _, n := range notes {
 		fmt.Fprintln(w, "! "+n)
@@ -219,7 +219,7 @@ func printCPUPerRequest(w io.Writer, cfg config, res *results, names []string) {
 			header += strings.TrimPrefix(name, "stocknode-") + "/sn\t"
 		}
 	}
-	fmt.Fprintln(w, "\nserver CPU per answered request (best round); anchor/sn: times stocknode's")
+	fmt.Fprintln(w, "\nserver CPU per answered request (best round), in brackets the part in the kernel; anchor/sn: times stocknode's")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, header)
 	for _, wl := range tableWorkloads(cfg) {
@@ -244,16 +244,26 @@ func cpuPerRequest(r *readResult) time.Duration {
 	return time.Duration(r.CPU.Server / r.RPS * float64(time.Second))
 }
 
+// cpuTime is r's server CPU per request and, when known, the part of it
+// in the kernel (system time: the socket calls, and on loopback the
+// receiving side's TCP work as well), which no server can take out.
 func cpuTime(r *readResult) string {
 	d := cpuPerRequest(r)
-	switch {
-	case d == 0:
+	if d == 0 {
 		return "-"
-	case d < time.Millisecond:
-		return fmt.Sprintf("%.3g µs", float64(d)/float64(time.Microsecond))
-	default:
-		return fmt.Sprintf("%.3g ms", float64(d)/float64(time.Millisecond))
 	}
+	if r.CPU.ServerKernel == 0 {
+		return duration(d)
+	}
+	kernel := time.Duration(float64(d) * r.CPU.ServerKernel / r.CPU.Server)
+	return duration(d) + " (" + duration(kernel) + ")"
+}
+
+func duration(d time.Duration) string {
+	if d < time.Millisecond {
+		return fmt.Sprintf("%.3g µs", float64(d)/float64(time.Microsecond))
+	}
+	return fmt.Sprintf("%.3g ms", float64(d)/float64(time.Millisecond))
 }
 
 // cpuRatio is how many times b's CPU per request a spends.

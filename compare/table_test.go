@@ -122,7 +122,7 @@ func TestPrintTablesBaseline(t *testing.T) {
 // many times stocknode's CPU per request each anchor spends.
 func TestPrintCPUPerRequest(t *testing.T) {
 	read := func(rps, cores float64) []readResult {
-		return []readResult{{Method: "getBalance", Tag: "latest", RPS: rps, CPU: cpuUse{Server: cores}}}
+		return []readResult{{Method: "getBalance", Tag: "latest", RPS: rps, CPU: cpuUse{Server: cores, ServerKernel: cores / 2}}}
 	}
 	res := &results{Servers: []serverResult{
 		{Name: "stocknode", Reads: read(80_000, 0.96)}, // 12 µs
@@ -132,7 +132,7 @@ func TestPrintCPUPerRequest(t *testing.T) {
 	var b bytes.Buffer
 	printCPUPerRequest(&b, config{}, res, []string{"stocknode", "geth", "anvil"})
 	out := b.String()
-	for _, want := range []string{"getBalance latest", "12 µs", "90 µs", "20 µs", "1.67x", "7.50x"} {
+	for _, want := range []string{"getBalance latest", "12 µs (6 µs)", "90 µs (45 µs)", "20 µs (10 µs)", "1.67x", "7.50x"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("CPU table lacks %q:\n%s", want, out)
 		}

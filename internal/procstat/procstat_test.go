@@ -19,6 +19,12 @@ func TestSelf(t *testing.T) {
 	if CPUSeconds(os.Getpid()) <= 0 || CPUSeconds(-1) != 0 {
 		t.Fatalf("CPUSeconds: self %v, none %v", CPUSeconds(os.Getpid()), CPUSeconds(-1))
 	}
+	if user, system := CPUTimes(os.Getpid()); user <= 0 || system < 0 {
+		t.Fatalf("CPUTimes: self %v user, %v system", user, system)
+	}
+	if user, system := CPUTimes(-1); user != 0 || system != 0 {
+		t.Fatalf("CPUTimes of no process: %v, %v", user, system)
+	}
 	if f := strings.Fields(LoadAvg()); len(f) != 3 {
 		t.Fatalf("LoadAvg = %q", LoadAvg())
 	}
