@@ -19,7 +19,7 @@ func TestSelf(t *testing.T) {
 	if CPUSeconds(os.Getpid()) <= 0 || CPUSeconds(-1) != 0 {
 		t.Fatalf("CPUSeconds: self %v, none %v", CPUSeconds(os.Getpid()), CPUSeconds(-1))
 	}
-	if user, system := CPUTimes(os.Getpid()); user <= 0 || system < 0 {
+	if user, system := CPUTimes(os.Getpid()); user < 0 || system < 0 || user+system <= 0 {
 		t.Fatalf("CPUTimes: self %v user, %v system", user, system)
 	}
 	if user, system := CPUTimes(-1); user != 0 || system != 0 {
