@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/stocknode/stocknode/internal/rawconn"
 	"github.com/stocknode/stocknode/peer"
 )
 
@@ -211,8 +212,8 @@ type trackedConn struct {
 }
 
 func newTrackedConn(c net.Conn, l *listener, key, addr netip.Addr) *trackedConn {
-	if tc, ok := c.(*net.TCPConn); ok && !raceEnabled {
-		c = wrapRaw(tc)
+	if tc, ok := c.(*net.TCPConn); ok {
+		c = rawconn.Wrap(tc)
 	}
 	return &trackedConn{Conn: c, l: l, key: key, peer: peer.New(addr, peer.RawConn(c))}
 }

@@ -1,5 +1,5 @@
 //go:build !race
 
-package httpserver
+package rawconn
 
 const raceEnabled = false

@@ -1,4 +1,10 @@
-package httpserver
+// Package rawconn makes a TCP connection's reads and writes raw system
+// calls the Go runtime is not told of, and arms its deadlines in the
+// runtime's poller only when they must be: the two costs of a small
+// request on a keep-alive connection that a plain net.TCPConn adds to the
+// socket's own (PERFORMANCE.md, "Raw socket I/O in the front end" and
+// "getBalance against the setup").
+package rawconn
 
 import (
 	"io"
@@ -10,10 +16,19 @@ import (
 	"unsafe"
 )
 
-// wrapRaw returns tc with raw reads and writes (see rawConn), or tc
-// itself if it has no file descriptor to make them on. The listener uses
-// it outside race builds.
-func wrapRaw(tc *net.TCPConn) net.Conn {
+// Wrap returns tc with raw reads and writes (see rawConn), or tc itself
+// in race builds (raceEnabled) and when it has no file descriptor to make
+// them on. The node's listener wraps every accepted connection with it, and
+// loadtest every connection it dials.
+func Wrap(tc *net.TCPConn) net.Conn {
+	if raceEnabled {
+		return tc
+	}
+	return New(tc)
+}
+
+// New is Wrap in race builds too, for tests of rawConn itself.
+func New(tc *net.TCPConn) net.Conn {
 	rc, err := tc.SyscallConn()
 	if err != nil {
 		return tc

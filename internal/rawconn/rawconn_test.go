@@ -1,4 +1,4 @@
-package httpserver
+package rawconn
 
 import (
 	"bytes"
@@ -34,7 +34,7 @@ func rawPair(t testing.TB) (*rawConn, *net.TCPConn) {
 			accepted <- nil
 			return
 		}
-		accepted <- wrapRaw(c.(*net.TCPConn))
+		accepted <- New(c.(*net.TCPConn))
 	}()
 	client, err := net.Dial("tcp", ln.Addr().String())
 	if err != nil {

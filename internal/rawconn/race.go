@@ -1,10 +1,10 @@
 //go:build race
 
-package httpserver
+package rawconn
 
 // raceEnabled: the race detector takes a read through internal/poll as
 // happening after every earlier write anywhere, as data through a socket
 // does; rawConn's system calls bypass internal/poll and would hide those
-// edges, so race builds serve plain connections (rawConn's own tests still
-// use it).
+// edges, so Wrap leaves connections plain in race builds (rawConn's own tests
+// still use it, through New).
 const raceEnabled = true
