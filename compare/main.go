@@ -31,6 +31,7 @@ import (
 
 type config struct {
 	stocknode, geth, anvil, loadtest string
+	wrk, wrkScript                   string // wrk's binary ("": no wrk workloads) and its Lua script
 	baseline                         string // stocknode-base's binary
 	work, out                        string
 	servers                          string
@@ -89,6 +90,8 @@ func main() {
 	flag.StringVar(&cfg.geth, "geth", "", "geth v1.16.7 binary")
 	flag.StringVar(&cfg.anvil, "anvil", "", "anvil 1.7.1 binary")
 	flag.StringVar(&cfg.loadtest, "loadtest", "bin/loadtest", "loadtest binary")
+	flag.StringVar(&cfg.wrk, "wrk", "", "wrk binary: also measure the getBalance and eth_call reads with wrk -t1 (empty: not)")
+	flag.StringVar(&cfg.wrkScript, "wrk-script", "loadtest/wrk/rpc.lua", "wrk's Lua script of JSON-RPC bodies")
 	flag.StringVar(&cfg.work, "work", "", "work directory (genesis, logs, datadirs)")
 	flag.StringVar(&cfg.out, "out", "", "JSON results file (default WORK/compare.json)")
 	flag.StringVar(&cfg.servers, "servers", "stocknode,geth,anvil", "servers to measure, in order")

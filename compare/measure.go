@@ -22,7 +22,12 @@ import (
 // runLoadtest runs the load generator with -json and returns its report and
 // the CPU it and the server used per second of wall time.
 func runLoadtest(ctx context.Context, cfg config, serverPID int, args ...string) ([]byte, cpuUse, error) {
-	cmd := exec.CommandContext(ctx, cfg.loadtest, append(args, "-json")...)
+	return runMeasured(exec.CommandContext(ctx, cfg.loadtest, append(args, "-json")...), serverPID)
+}
+
+// runMeasured runs a load generator's cmd and returns its standard output
+// and the CPU it and the server used per second of wall time.
+func runMeasured(cmd *exec.Cmd, serverPID int) ([]byte, cpuUse, error) {
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	user0, system0 := procstat.CPUTimes(serverPID)
@@ -39,7 +44,7 @@ func runLoadtest(ctx context.Context, cfg config, serverPID int, args ...string)
 		use.LoadTest = (cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()).Seconds() / wall
 	}
 	if err != nil {
-		return nil, use, fmt.Errorf("loadtest %s: %v: %s", strings.Join(args, " "), err, stderr.String())
+		return nil, use, fmt.Errorf("%s: %v: %s", strings.Join(cmd.Args, " "), err, stderr.String())
 	}
 	return stdout.Bytes(), use, nil
 }

@@ -50,7 +50,9 @@ type serverResult struct {
 	Command []string          `json:"command"`
 	Checks  map[string]string `json:"checks"` // phase -> "ok" or the failure
 	Reads   []readResult      `json:"reads"`
-	Paced   []readResult      `json:"paced"`
+	// Wrk are the reads of wrkWorkloads again, with wrk as the generator.
+	Wrk   []readResult `json:"wrk,omitempty"`
+	Paced []readResult `json:"paced"`
 	// Flood is the flood, of every round and sender count, that accepted
 	// the most; Floods has them all.
 	Flood  *floodResult   `json:"flood,omitempty"`

@@ -161,6 +161,19 @@ func measureServer(ctx context.Context, cfg config, sr *serverResult, genesis st
 		logf("%s %s %s: %.0f req/s, p99 %v, errors %d", name, w.method, w.tag, r.RPS, r.P99, r.Errors)
 		sr.Reads = append(sr.Reads, *r)
 	}
+	for _, w := range wrkWorkloads {
+		if ctx.Err() != nil || cfg.wrk == "" {
+			break
+		}
+		r, err := measureWrk(ctx, cfg, srv.url, srv.cmd.Process.Pid, w.method, w.tag)
+		if err != nil {
+			sr.Error = err.Error()
+			return
+		}
+		r.Round = round
+		logf("%s wrk %s %s: %.0f req/s, p99 %v, errors %d", name, w.method, w.tag, r.RPS, r.P99, r.Errors)
+		sr.Wrk = append(sr.Wrk, *r)
+	}
 	for _, w := range pacedWorkloads {
 		if ctx.Err() != nil || cfg.pacedRate <= 0 || !lastRound {
 			break

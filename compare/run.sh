@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # stocknode against its anchors, geth v1.16.7 and anvil 1.7.1, on one genesis
 # with one load generator, one server at a time (make compare). Prints one
-# table and writes every measurement as JSON. Bounded: about 20 minutes (-rounds 1: about 13;
+# table and writes every measurement as JSON. Bounded: about 23 minutes (-rounds 1: about 15;
 # -ws-duration 0 leaves out the WebSocket fan-outs, about 5 of them).
 #
 #   bash compare/run.sh [compare flags, e.g. -servers stocknode,anvil -duration 3s]
 #
 # Environment: GETH, ANVIL (binaries; default: v1.16.7 and 1.7.1 in
-# ~/.cache/stocknode-anchors, installed there when absent), OUT (the JSON
+# ~/.cache/stocknode-anchors, installed there when absent), WRK (default:
+# Debian's wrk, installed when absent; the getBalance and eth_call reads are
+# measured with it as well as with loadtest), OUT (the JSON
 # file; default in the work directory, which keeps the genesis and the servers'
 # logs), KEEP=1 also keeps the binaries and geth's datadir, BASELINE=<git rev>
 # also builds stocknode at that revision (a git worktree in the work
@@ -49,6 +51,11 @@ if [[ ! -x "$ANVIL" ]]; then
   ANVIL="$ANCHORS/npm/node_modules/@foundry-rs/anvil-linux-amd64/bin/anvil"
 fi
 
+# The reads are measured a second time with wrk; without it (no Debian
+# packages to be had), the wrk rows are left out.
+WRK=${WRK:-$(bash scripts/ensure-wrk.sh || true)}
+[[ -n "$WRK" ]] || log "no wrk: the reads are measured with loadtest only"
+
 # The WebSocket fan-outs hold one descriptor per subscriber, in the probe and
 # in the server (anvil does not raise its own soft limit, as Go programs do).
 ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
@@ -76,4 +83,4 @@ if [[ -n "${BASELINE:-}" ]]; then
 fi
 
 "$WORK/compare" -work "$WORK" -out "${OUT:-$WORK/compare.json}" \
-  -stocknode "$WORK/stocknode" -geth "$GETH" -anvil "$ANVIL" -loadtest "$WORK/loadtest" "${baseline[@]}" "$@"
+  -stocknode "$WORK/stocknode" -geth "$GETH" -anvil "$ANVIL" -loadtest "$WORK/loadtest" -wrk "$WRK" "${baseline[@]}" "$@"

@@ -47,14 +47,19 @@ func (s *serverResult) read(method, tag string) *readResult {
 	if s == nil {
 		return nil
 	}
-	var best *readResult
-	for i := range s.Reads {
-		r := &s.Reads[i]
-		if r.Method == method && r.Tag == tag && (best == nil || r.RPS > best.RPS) {
-			best = r
+	return best(s.Reads, method, tag)
+}
+
+// best returns the workload's measurement with the highest requests/s.
+func best(reads []readResult, method, tag string) *readResult {
+	var top *readResult
+	for i := range reads {
+		r := &reads[i]
+		if r.Method == method && r.Tag == tag && (top == nil || r.RPS > top.RPS) {
+			top = r
 		}
 	}
-	return best
+	return top
 }
 
 func ratio(a, b *readResult) string {
@@ -157,6 +162,7 @@ func printTables(w io.Writer, cfg config, res *results) {
 	for _, n := range notes {
 		fmt.Fprintln(w, "! "+n)
 	}
+	printWrk(w, res, names)
 
 	printPaced(w, cfg, res, names)
 
@@ -177,6 +183,7 @@ func printTables(w io.Writer, cfg config, res *results) {
 	tw.Flush()
 
 	printCPUPerRequest(w, cfg, res, names)
+	printReadGoals(w, res)
 
 	if cfg.flood {
 		printFlood(w, cfg, res)
