@@ -115,6 +115,30 @@ func roundOrder(n, round int) []int {
 	return order
 }
 
+// measureWorkloads measures each of list in turn with measure, labelled
+// gen in the log, and appends the results to into. False when ctx ended or a
+// measurement failed (sr.Error says why): the server's round stops there.
+func measureWorkloads(ctx context.Context, cfg config, sr *serverResult, round int, gen string,
+	list []struct{ method, tag string }, measure func(method, tag string) (*readResult, error), into *[]readResult) bool {
+	for _, w := range list {
+		if ctx.Err() != nil {
+			return false
+		}
+		if traceWorkload(w.method) && !cfg.trace {
+			continue
+		}
+		r, err := measure(w.method, w.tag)
+		if err != nil {
+			sr.Error = err.Error()
+			return false
+		}
+		r.Round = round
+		logf("%s %s%s %s: %.0f req/s, p99 %v, errors %d", sr.Name, gen, w.method, w.tag, r.RPS, r.P99, r.Errors)
+		*into = append(*into, *r)
+	}
+	return true
+}
+
 // measureServer starts one server, checks it, runs the read workloads and
 // the transaction flood and, in the last round, the paced workloads and the
 // paced flood, and adds what it measured to sr.
@@ -145,34 +169,16 @@ func measureServer(ctx context.Context, cfg config, sr *serverResult, genesis st
 	if !check("before") {
 		return
 	}
-	for _, w := range workloads {
-		if ctx.Err() != nil {
-			return
-		}
-		if traceWorkload(w.method) && !cfg.trace {
-			continue
-		}
-		r, err := measureRead(ctx, cfg, srv.url, srv.cmd.Process.Pid, w.method, w.tag)
-		if err != nil {
-			sr.Error = err.Error()
-			return
-		}
-		r.Round = round
-		logf("%s %s %s: %.0f req/s, p99 %v, errors %d", name, w.method, w.tag, r.RPS, r.P99, r.Errors)
-		sr.Reads = append(sr.Reads, *r)
+	pid := srv.cmd.Process.Pid
+	if !measureWorkloads(ctx, cfg, sr, round, "", workloads, func(method, tag string) (*readResult, error) {
+		return measureRead(ctx, cfg, srv.url, pid, method, tag)
+	}, &sr.Reads) {
+		return
 	}
-	for _, w := range wrkWorkloads {
-		if ctx.Err() != nil || cfg.wrk == "" {
-			break
-		}
-		r, err := measureWrk(ctx, cfg, srv.url, srv.cmd.Process.Pid, w.method, w.tag)
-		if err != nil {
-			sr.Error = err.Error()
-			return
-		}
-		r.Round = round
-		logf("%s wrk %s %s: %.0f req/s, p99 %v, errors %d", name, w.method, w.tag, r.RPS, r.P99, r.Errors)
-		sr.Wrk = append(sr.Wrk, *r)
+	if cfg.wrk != "" && !measureWorkloads(ctx, cfg, sr, round, "wrk ", wrkWorkloads, func(method, tag string) (*readResult, error) {
+		return measureWrk(ctx, cfg, srv.url, pid, method, tag)
+	}, &sr.Wrk) {
+		return
 	}
 	for _, w := range pacedWorkloads {
 		if ctx.Err() != nil || cfg.pacedRate <= 0 || !lastRound {

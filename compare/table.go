@@ -62,6 +62,14 @@ func best(reads []readResult, method, tag string) *readResult {
 	return top
 }
 
+// p99Cell is r's p99 as a table cell, "-" when r was not measured.
+func p99Cell(r *readResult) string {
+	if r == nil {
+		return "-\t"
+	}
+	return ms(r.P99) + "\t"
+}
+
 func ratio(a, b *readResult) string {
 	if a == nil || b == nil || b.RPS == 0 {
 		return "-"
@@ -146,11 +154,7 @@ func printTables(w io.Writer, cfg config, res *results) {
 			line += ratio(sn.read(wl.method, wl.tag), base.read(wl.method, wl.tag)) + "\t"
 		}
 		for _, s := range res.Servers {
-			if r := s.read(wl.method, wl.tag); r != nil {
-				line += ms(r.P99) + "\t"
-			} else {
-				line += "-\t"
-			}
+			line += p99Cell(s.read(wl.method, wl.tag))
 		}
 		fmt.Fprintln(tw, line)
 	}

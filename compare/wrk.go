@@ -142,11 +142,7 @@ func printWrk(w io.Writer, res *results, names []string) {
 		line += ratio(sn.wrkRead(wl.method, wl.tag), anvil.wrkRead(wl.method, wl.tag)) + "\t"
 		line += ratio(sn.wrkRead(wl.method, wl.tag), geth.wrkRead(wl.method, wl.tag)) + "\t"
 		for _, s := range res.Servers {
-			if r := s.wrkRead(wl.method, wl.tag); r != nil {
-				line += ms(r.P99) + "\t"
-			} else {
-				line += "-\t"
-			}
+			line += p99Cell(s.wrkRead(wl.method, wl.tag))
 		}
 		for _, s := range res.Servers {
 			line += cpuTime(s.wrkRead(wl.method, wl.tag)) + "\t"
