@@ -18,7 +18,9 @@ import (
 // times, a planned handover, then each NATS server killed with -9, the
 // one leading the log's stream twice. Every transfer that got a hash is
 // sealed, no block announced changes hash, and blocks go on within 2 s of
-// each NATS server's crash.
+// each NATS server's crash. make test runs it alone, after the other
+// packages' tests, whose load on two cores stretches elections (Makefile,
+// ALONE).
 func TestKillsUnderFloodLoseNothing(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a cluster for a minute")
