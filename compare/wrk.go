@@ -52,6 +52,7 @@ func parseWrk(out io.Reader) (*readResult, error) {
 	sc := bufio.NewScanner(out)
 	for sc.Scan() {
 		f := strings.Fields(sc.Text())
+		var err error
 		switch {
 		case len(f) == 2 && f[0] == "Requests/sec:":
 			v, err := strconv.ParseFloat(f[1], 64)
@@ -70,14 +71,17 @@ func parseWrk(out io.Reader) (*readResult, error) {
 				r.P99 = d
 			}
 		case len(f) == 2 && f[0] == "rpc-errors":
-			r.addErrors(f[1], "JSON-RPC errors or answers without a result")
+			err = r.addErrors(f[1], "JSON-RPC errors or answers without a result")
 		case len(f) == 5 && f[0] == "Non-2xx":
-			r.addErrors(f[4], "HTTP statuses other than 200")
+			err = r.addErrors(f[4], "HTTP statuses other than 200")
 		case len(f) >= 3 && f[0] == "Socket" && f[1] == "errors:":
 			// connect N, read N, write N, timeout N
-			for i := 2; i+1 < len(f); i += 2 {
-				r.addErrors(strings.TrimSuffix(f[i+1], ","), "socket "+f[i]+" errors")
+			for i := 2; i+1 < len(f) && err == nil; i += 2 {
+				err = r.addErrors(strings.TrimSuffix(f[i+1], ","), "socket "+f[i]+" errors")
 			}
+		}
+		if err != nil {
+			return nil, err
 		}
 	}
 	if err := sc.Err(); err != nil {
@@ -90,13 +94,16 @@ func parseWrk(out io.Reader) (*readResult, error) {
 }
 
 // addErrors adds wrk's count n of errors of one kind, with what they were.
-func (r *readResult) addErrors(n, what string) {
-	v, _ := strconv.ParseUint(n, 10, 64)
-	if v == 0 {
-		return
+func (r *readResult) addErrors(n, what string) error {
+	v, err := strconv.ParseUint(n, 10, 64)
+	if err != nil {
+		return fmt.Errorf("count of %s %q: %w", what, n, err)
 	}
-	r.Errors += v
-	r.Sample = append(r.Sample, fmt.Sprintf("%d %s", v, what))
+	if v > 0 {
+		r.Errors += v
+		r.Sample = append(r.Sample, fmt.Sprintf("%d %s", v, what))
+	}
+	return nil
 }
 
 // wrkRead returns the wrk workload's best round (highest requests/s).
@@ -187,8 +194,8 @@ func printReadGoals(w io.Writer, res *results) {
 		{"server CPU per request, loadtest", (*serverResult).read, cpuTimes},
 	}
 	for _, way := range ways {
-		var missed []string
-		measured := false
+		var missed, unmeasured []string
+		measured := 0
 		for _, g := range readGoals {
 			for _, anchor := range []struct {
 				name string
@@ -199,24 +206,38 @@ func printReadGoals(w io.Writer, res *results) {
 					continue
 				}
 				x := way.times(way.pick(sn, g.method, g.tag), way.pick(a, g.method, g.tag))
-				if x == 0 {
-					continue
-				}
-				measured = true
-				if x < anchor.goal {
+				switch {
+				case x == 0:
+					unmeasured = append(unmeasured, g.method+" "+g.tag+" against "+anchor.name)
+				case x < anchor.goal:
 					missed = append(missed, fmt.Sprintf("%s %s %.2fx %s (goal %gx)", g.method, g.tag, x, anchor.name, anchor.goal))
+				}
+				if x != 0 {
+					measured++
 				}
 			}
 		}
-		switch {
-		case !measured:
-			fmt.Fprintf(w, "  %s: not measured\n", way.name)
-		case len(missed) == 0:
-			fmt.Fprintf(w, "  %s: all met\n", way.name)
-		default:
-			fmt.Fprintf(w, "  %s: MISSED %s\n", way.name, strings.Join(missed, "; "))
-		}
+		fmt.Fprintf(w, "  %s: %s\n", way.name, goalVerdict(measured, missed, unmeasured))
 	}
+}
+
+// goalVerdict sums up one way of measuring: the goals missed and, since a
+// goal that was not measured is not met, those without a figure.
+func goalVerdict(measured int, missed, unmeasured []string) string {
+	if measured == 0 {
+		return "not measured"
+	}
+	var parts []string
+	if len(missed) > 0 {
+		parts = append(parts, "MISSED "+strings.Join(missed, "; "))
+	}
+	if len(unmeasured) > 0 {
+		parts = append(parts, "NOT MEASURED "+strings.Join(unmeasured, ", "))
+	}
+	if len(parts) == 0 {
+		return "all met"
+	}
+	return strings.Join(parts, "; ")
 }
 
 // rpsTimes is how many times b's requests/s a serves, 0 when unknown.

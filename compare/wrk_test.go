@@ -39,6 +39,8 @@ func TestParseWrk(t *testing.T) {
 		{name: "no rate", out: wrkReport, wantErr: "no Requests/sec"},
 		{name: "bad rate", out: "Requests/sec:  fast\n", wantErr: "requests/s"},
 		{name: "bad latency", out: "     99%    soon\nRequests/sec:  1\n", wantErr: "latency"},
+		{name: "bad error count", out: "Requests/sec:  1\nrpc-errors many\n", wantErr: "count of JSON-RPC errors"},
+		{name: "bad socket error count", out: "  Socket errors: connect 0, read x, write 0, timeout 0\nRequests/sec:  1\n", wantErr: "socket read errors"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -71,19 +73,43 @@ func TestPrintReadGoals(t *testing.T) {
 		}
 		return s
 	}
-	res := &results{Servers: []serverResult{server("stocknode", 6), server("geth", 1), server("anvil", 3)}}
-	// stocknode at 2x anvil everywhere but its wrk getBalance pending.
-	res.Servers[0].Wrk[1].RPS = 4000
-	var b strings.Builder
-	printReadGoals(&b, res)
-	for _, want := range []string{
-		"requests/s, loadtest: all met",
-		"requests/s, wrk: MISSED getBalance pending 1.33x anvil (goal 1.5x)\n",
-		// CPU per request: one core at 6,000 req/s against one at 3,000.
-		"server CPU per request, loadtest: all met",
-	} {
-		if !strings.Contains(b.String(), want) {
-			t.Errorf("missing %q in\n%s", want, b.String())
-		}
+	tests := []struct {
+		name  string
+		alter func(sn, geth, anvil *serverResult)
+		want  []string
+	}{
+		{"all met", func(_, _, _ *serverResult) {}, []string{
+			"requests/s, loadtest: all met\n",
+			"requests/s, wrk: all met\n",
+			// One core at 6,000 req/s against one at 3,000.
+			"server CPU per request, loadtest: all met\n",
+		}},
+		{"one missed", func(sn, _, _ *serverResult) { sn.Wrk[1].RPS = 4000 }, []string{
+			"requests/s, loadtest: all met\n",
+			"requests/s, wrk: MISSED getBalance pending 1.33x anvil (goal 1.5x)\n",
+		}},
+		{"CPU per request missed", func(sn, _, _ *serverResult) { sn.Reads[2].CPU.Server = 3 }, []string{
+			"requests/s, loadtest: all met\n",
+			"server CPU per request, loadtest: MISSED call latest 0.67x anvil (goal 2x); call latest 2.00x geth (goal 4x)\n",
+		}},
+		{"one anchor's figure missing", func(_, _, anvil *serverResult) { anvil.Wrk = anvil.Wrk[1:] }, []string{
+			"requests/s, wrk: NOT MEASURED getBalance latest against anvil\n",
+		}},
+		{"no wrk", func(sn, geth, anvil *serverResult) { sn.Wrk, geth.Wrk, anvil.Wrk = nil, nil, nil }, []string{
+			"requests/s, wrk: not measured\n",
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := &results{Servers: []serverResult{server("stocknode", 6), server("geth", 1), server("anvil", 3)}}
+			tt.alter(&res.Servers[0], &res.Servers[1], &res.Servers[2])
+			var b strings.Builder
+			printReadGoals(&b, res)
+			for _, want := range tt.want {
+				if !strings.Contains(b.String(), want) {
+					t.Errorf("missing %q in\n%s", want, b.String())
+				}
+			}
+		})
 	}
 }

@@ -24,11 +24,11 @@ func Wrap(tc *net.TCPConn) net.Conn {
 	if raceEnabled {
 		return tc
 	}
-	return New(tc)
+	return wrap(tc)
 }
 
-// New is Wrap in race builds too, for tests of rawConn itself.
-func New(tc *net.TCPConn) net.Conn {
+// wrap is Wrap in race builds too, for tests of rawConn itself.
+func wrap(tc *net.TCPConn) net.Conn {
 	rc, err := tc.SyscallConn()
 	if err != nil {
 		return tc

@@ -34,7 +34,7 @@ func rawPair(t testing.TB) (*rawConn, *net.TCPConn) {
 			accepted <- nil
 			return
 		}
-		accepted <- New(c.(*net.TCPConn))
+		accepted <- wrap(c.(*net.TCPConn))
 	}()
 	client, err := net.Dial("tcp", ln.Addr().String())
 	if err != nil {
