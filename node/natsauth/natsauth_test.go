@@ -404,9 +404,18 @@ func TestReplicaCannotTakeTheLease(t *testing.T) {
 	}
 	leading, deposed := make(chan struct{}), make(chan struct{})
 	campaign := make(chan struct{})
+	terms := 0 // only the campaign's goroutine counts
 	go func() {
 		defer close(campaign)
 		held.Campaign(ctx, quiet(), func(lead context.Context) {
+			if terms++; terms > 1 {
+				// A first term ended (deposed, below, says so) and the
+				// sequencer took the lease again: fail, rather than close
+				// leading twice and panic the package's tests.
+				t.Errorf("the sequencer took the lease a second time")
+				<-lead.Done()
+				return
+			}
 			close(leading)
 			<-lead.Done()
 			if ctx.Err() == nil {
