@@ -1,6 +1,7 @@
 package lease
 
 import (
+	"bytes"
 	"context"
 	"log/slog"
 	"time"
@@ -152,6 +153,11 @@ func (l *Lease) awaitTurn(ctx context.Context, log *slog.Logger) bool {
 				}
 			case e.Operation() != jetstream.KeyValuePut:
 				return false
+			case bytes.Equal(e.Value(), l.value):
+				// This candidate's own write, whose answer came too late
+				// (a create, or a renewal before it stepped down): no
+				// one else holds the lease, and no one need wait for it.
+				return l.takeAt(ctx, log, e.Revision(), "Leader lease taken back: the entry was this candidate's own write")
 			default:
 				rev = e.Revision()
 				silent.Reset(l.cfg.TTL)
@@ -160,20 +166,26 @@ func (l *Lease) awaitTurn(ctx context.Context, log *slog.Logger) bool {
 			if rev == 0 {
 				return false
 			}
-			held, err := l.attempt(ctx, func(ctx context.Context) (bool, error) { return l.TakeStale(ctx, rev) })
-			if err != nil {
-				log.Warn("Leader lease: cannot reach NATS to take it", "err", err)
-			}
-			if held {
-				log.Info("Leader lease taken from a holder silent for its TTL", "revision", rev)
-			}
-			// Not taken: the entry moved on unseen (a renewal, or an
-			// expiry while NATS elected the bucket's leader, which a
-			// watch that lost its consumer may never deliver). The
-			// caller tries a create and watches afresh.
-			return held
+			// A take that fails finds the entry moved on unseen (a
+			// renewal, or an expiry while NATS elected the bucket's
+			// leader, which a watch that lost its consumer may never
+			// deliver): the caller tries a create and watches afresh.
+			return l.takeAt(ctx, log, rev, "Leader lease taken from a holder silent for its TTL")
 		}
 	}
+}
+
+// takeAt makes one try at taking the lease at revision rev (TakeStale),
+// and logs taken when it did.
+func (l *Lease) takeAt(ctx context.Context, log *slog.Logger, rev uint64, taken string) bool {
+	held, err := l.attempt(ctx, func(ctx context.Context) (bool, error) { return l.TakeStale(ctx, rev) })
+	if err != nil {
+		log.Warn("Leader lease: cannot reach NATS to take it", "err", err)
+	}
+	if held {
+		log.Info(taken, "revision", rev)
+	}
+	return held
 }
 
 // attempt makes one try at taking the lease, bounded by a TTL: while

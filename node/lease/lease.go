@@ -21,13 +21,23 @@
 // 800 ms late; the expiry (Expiry, far longer than the TTL; the bucket
 // writes a marker, LimitMarkerTTL, NATS 2.11 and later) stays as the
 // backstop.
+//
+// Each candidate writes its name with a stamp of its own (entryValue), so
+// that a write whose answer came after its context ended, on a loaded
+// machine, is known for its own when it landed: the holder renews on from
+// it instead of stepping down, and a candidate takes back a create of its
+// own without waiting out a TTL.
 package lease
 
 import (
+	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -118,8 +128,40 @@ func BucketName(chainID uint64) string {
 type Lease struct {
 	cfg    Config
 	kv     jetstream.KeyValue
+	value  []byte        // what this candidate writes: its name and its stamp (entryValue)
 	rev    uint64        // the revision this candidate last wrote; 0 while it holds nothing
 	resign chan struct{} // Resign's word to the renewing loop (Campaign)
+}
+
+// stampLen is the length of a candidate's stamp, in hex digits.
+const stampLen = 16
+
+// entryValue is what a candidate writes in the lease: its name, then a
+// stamp of its own, drawn when it opens the lease. A write whose answer
+// came too late (its context ended first: a loaded machine, a slow
+// server) may still have landed; the stamp is how the candidate knows
+// the entry for its own then, where its name alone is only as unique as
+// the names its operators chose (--ha.name).
+func entryValue(holder string) ([]byte, error) {
+	var stamp [stampLen / 2]byte
+	if _, err := rand.Read(stamp[:]); err != nil {
+		return nil, fmt.Errorf("lease: draw a stamp: %w", err)
+	}
+	return []byte(holder + " " + hex.EncodeToString(stamp[:])), nil
+}
+
+// holderName is the name in an entry's value: the value without its
+// stamp (an entry written before stamps were has none).
+func holderName(value []byte) string {
+	v := string(value)
+	i := strings.LastIndexByte(v, ' ')
+	if i < 0 || len(v)-i-1 != stampLen {
+		return v
+	}
+	if _, err := hex.DecodeString(v[i+1:]); err != nil {
+		return v
+	}
+	return v[:i]
 }
 
 // Open binds the chain's lease bucket, creating it when it is missing.
@@ -140,13 +182,17 @@ func Open(ctx context.Context, js jetstream.JetStream, cfg Config) (*Lease, erro
 	if err != nil {
 		return nil, fmt.Errorf("lease: bucket %s: %w", BucketName(cfg.ChainID), err)
 	}
-	return &Lease{cfg: cfg, kv: kv, resign: make(chan struct{}, 1)}, nil
+	value, err := entryValue(cfg.Holder)
+	if err != nil {
+		return nil, err
+	}
+	return &Lease{cfg: cfg, kv: kv, value: value, resign: make(chan struct{}, 1)}, nil
 }
 
 // Acquire takes the lease if no one holds it, and reports whether this
 // candidate holds it now.
 func (l *Lease) Acquire(ctx context.Context) (bool, error) {
-	rev, err := l.kv.Create(ctx, key, []byte(l.cfg.Holder))
+	rev, err := l.kv.Create(ctx, key, l.value)
 	switch {
 	case errors.Is(err, jetstream.ErrKeyExists):
 		return false, nil
@@ -161,7 +207,7 @@ func (l *Lease) Acquire(ctx context.Context) (bool, error) {
 // revision rev: a compare-and-set that fails, false, if anyone wrote the
 // entry since.
 func (l *Lease) TakeStale(ctx context.Context, rev uint64) (bool, error) {
-	next, err := l.kv.Update(ctx, key, []byte(l.cfg.Holder), rev)
+	next, err := l.kv.Update(ctx, key, l.value, rev)
 	switch {
 	case errors.Is(err, jetstream.ErrKeyRevisionMismatch), errors.Is(err, jetstream.ErrKeyNotFound):
 		return false, nil
@@ -178,7 +224,10 @@ func (l *Lease) Renew(ctx context.Context) error {
 	if l.rev == 0 {
 		return ErrLost
 	}
-	rev, err := l.kv.Update(ctx, key, []byte(l.cfg.Holder), l.rev)
+	rev, err := l.kv.Update(ctx, key, l.value, l.rev)
+	if errors.Is(err, jetstream.ErrKeyRevisionMismatch) && l.adoptOwnWrite(ctx) {
+		rev, err = l.kv.Update(ctx, key, l.value, l.rev)
+	}
 	switch {
 	case errors.Is(err, jetstream.ErrKeyRevisionMismatch), errors.Is(err, jetstream.ErrKeyNotFound):
 		l.rev = 0
@@ -197,11 +246,30 @@ func (l *Lease) Release(ctx context.Context) error {
 		return nil
 	}
 	err := l.kv.Delete(ctx, key, jetstream.LastRevision(l.rev))
+	if errors.Is(err, jetstream.ErrKeyRevisionMismatch) && l.adoptOwnWrite(ctx) {
+		err = l.kv.Delete(ctx, key, jetstream.LastRevision(l.rev))
+	}
 	l.rev = 0
 	if err != nil && !errors.Is(err, jetstream.ErrKeyRevisionMismatch) {
 		return fmt.Errorf("lease: release: %w", err)
 	}
 	return nil
+}
+
+// adoptOwnWrite is for a compare-and-set that found the entry moved past
+// the revision this candidate last wrote: when the entry is its own, at a
+// later revision, a write of its whose answer it never had (its context
+// ended first) landed, and the candidate takes that revision as its last.
+// Without this, a holder whose renewal timed out on a loaded machine and
+// landed anyway stepped down on its own write, and took the lease back a
+// TTL later: a term lost for nothing.
+func (l *Lease) adoptOwnWrite(ctx context.Context) bool {
+	e, err := l.kv.Get(ctx, key)
+	if err != nil || !bytes.Equal(e.Value(), l.value) || e.Revision() <= l.rev {
+		return false
+	}
+	l.rev = e.Revision()
+	return true
 }
 
 // Holder names the candidate that holds the lease ("" when no one does).
@@ -213,5 +281,5 @@ func (l *Lease) Holder(ctx context.Context) (string, error) {
 	case err != nil:
 		return "", fmt.Errorf("lease: read: %w", err)
 	}
-	return string(e.Value()), nil
+	return holderName(e.Value()), nil
 }

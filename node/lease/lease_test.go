@@ -332,3 +332,137 @@ func TestResignBeforeLeadReturns(t *testing.T) {
 	cancel()
 	wg.Wait()
 }
+
+// lateAnswers is a bucket whose next writes land but answer as though
+// they timed out, as on a machine too loaded to read the answer within
+// the caller's context.
+type lateAnswers struct {
+	jetstream.KeyValue
+	late atomic.Int32 // writes still to answer late
+}
+
+func (k *lateAnswers) answer(rev uint64, err error) (uint64, error) {
+	if err == nil && k.late.Add(-1) >= 0 {
+		return 0, context.DeadlineExceeded
+	}
+	return rev, err
+}
+
+func (k *lateAnswers) Create(ctx context.Context, key string, value []byte, opts ...jetstream.KVCreateOpt) (uint64, error) {
+	return k.answer(k.KeyValue.Create(ctx, key, value, opts...))
+}
+
+func (k *lateAnswers) Update(ctx context.Context, key string, value []byte, rev uint64) (uint64, error) {
+	return k.answer(k.KeyValue.Update(ctx, key, value, rev))
+}
+
+// answerLate makes l's next n writes land and answer as timeouts; the
+// returned bucket's late says how many more will.
+func answerLate(l *Lease, n int32) *lateAnswers {
+	k := &lateAnswers{KeyValue: l.kv}
+	k.late.Store(n)
+	l.kv = k
+	return k
+}
+
+// TestARenewalThatLandedLate: a renewal that timed out but was written
+// leaves the holder its lease (its next renewal and its release work);
+// another candidate's write under the same name does not.
+func TestARenewalThatLandedLate(t *testing.T) {
+	url := startNATS(t)
+	ctx := context.Background()
+	cfg := Config{TTL: 5 * time.Second, Renew: time.Second}
+	a, namesake, b := candidate(t, url, "a", cfg), candidate(t, url, "a", cfg), candidate(t, url, "b", cfg)
+	if held, err := a.Acquire(ctx); !held || err != nil {
+		t.Fatalf("a takes a free lease: %t, %v", held, err)
+	}
+	answerLate(a, 1)
+	if err := a.Renew(ctx); err == nil || err == ErrLost {
+		t.Fatalf("a renewal answered late: %v, want a timeout", err)
+	}
+	if err := a.Renew(ctx); err != nil {
+		t.Fatalf("a renews after a renewal that landed late: %v", err)
+	}
+	answerLate(a, 1)
+	_ = a.Renew(ctx)
+	if err := a.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if held, err := b.Acquire(ctx); !held || err != nil {
+		t.Fatalf("b takes the lease a released after a renewal that landed late: %t, %v", held, err)
+	}
+	if err := b.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+
+	if held, err := a.Acquire(ctx); !held || err != nil {
+		t.Fatalf("a takes a free lease: %t, %v", held, err)
+	}
+	if held, err := namesake.TakeStale(ctx, a.rev); !held || err != nil {
+		t.Fatalf("a's namesake takes the lease: %t, %v", held, err)
+	}
+	if err := a.Renew(ctx); err != ErrLost {
+		t.Fatalf("a renews a lease its namesake took: %v, want ErrLost", err)
+	}
+	if who, err := a.Holder(ctx); who != "a" || err != nil {
+		t.Fatalf("holder %q, %v; want a", who, err)
+	}
+}
+
+// TestCampaignTakesBackItsOwnLateWrite: a candidate whose take of the
+// lease landed but answered late leads without waiting out the TTL, and
+// keeps leading through a renewal that does the same.
+func TestCampaignTakesBackItsOwnLateWrite(t *testing.T) {
+	url := startNATS(t)
+	cfg := Config{TTL: 5 * time.Second, Renew: 100 * time.Millisecond}
+	a := candidate(t, url, "a", cfg)
+	bucket := answerLate(a, 2) // the create, then the take-back's compare-and-set
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	terms := make(chan time.Time, 4)
+	done := make(chan struct{})
+	started := time.Now()
+	go func() {
+		defer close(done)
+		a.Campaign(ctx, quiet(), func(ctx context.Context) { terms <- time.Now(); <-ctx.Done() })
+	}()
+	select {
+	case at := <-terms:
+		if since := at.Sub(started); since >= cfg.TTL {
+			t.Fatalf("a led %v after its create landed, a TTL (%v) later: it waited on its own entry", since, cfg.TTL)
+		}
+	case <-time.After(cfg.TTL):
+		t.Fatal("a did not lead within a TTL of its create landing")
+	}
+	bucket.late.Store(1)
+	time.Sleep(10 * cfg.Renew)
+	select {
+	case <-terms:
+		t.Fatal("a's term ended on a renewal that landed late")
+	default:
+	}
+	cancel()
+	<-done
+}
+
+func TestHolderName(t *testing.T) {
+	for _, tt := range []struct{ value, want string }{
+		{"seq-1 0123456789abcdef", "seq-1"},
+		{"host 42 0123456789abcdef", "host 42"},
+		{"seq-1", "seq-1"},                                   // written before stamps were
+		{"seq-1 0123456789abcdeg", "seq-1 0123456789abcdeg"}, // not a stamp
+		{"seq-1 0123", "seq-1 0123"},
+		{"", ""},
+	} {
+		if got := holderName([]byte(tt.value)); got != tt.want {
+			t.Errorf("holderName(%q) = %q, want %q", tt.value, got, tt.want)
+		}
+	}
+	v, err := entryValue("host 42")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := holderName(v); got != "host 42" {
+		t.Errorf("holderName(entryValue(%q)) = %q", "host 42", got)
+	}
+}
