@@ -32,6 +32,16 @@ import (
 // viem, seeing the transaction's nonce in the latest block without a
 // receipt, takes it for replaced and fails; a whole older view is
 // consistent for every client.
+//
+// A send is recorded when it arrives, before the pool (or, on a replica,
+// the leader through the relay) takes it, so that no block can seal it
+// before its record: the client's view then never goes back. Recorded
+// once the pool had taken it, a send whose answer was slow (a relay
+// across a failover, a loaded machine) was sealed, and its block read by
+// the client's other requests, before the hold began; the hold then took
+// the client back to the block before (a reader saw the head go from 32
+// to 30). A send the pool refuses holds nothing (refuse): the
+// transaction may be one sealed before, sent again.
 
 // DefaultReceiptHold outlives ethers' 250 ms request cache, with room for
 // a busy JavaScript event loop's late timers.
@@ -60,11 +70,6 @@ type recentSends struct {
 	byClient map[netip.Addr][]*recentSend
 	order    []*recentSend // oldest first, to expire
 	byHash   map[common.Hash]*recentSend
-	// sealed are the transactions of the blocks marked in the last two
-	// holds, for a send recorded only after its block was marked (its
-	// sender's request was slow to record it).
-	sealed      map[common.Hash]uint64
-	sealedOrder []sealedTx // oldest first, to expire
 }
 
 type recentSend struct {
@@ -73,35 +78,43 @@ type recentSend struct {
 	at     time.Time
 	// sealedIn is the block that holds it, once known; 0 before.
 	sealedIn atomic.Uint64
+	// refused: the pool did not take it, and it holds no view.
+	refused atomic.Bool
 }
 
-type sealedTx struct {
-	hash common.Hash
-	at   time.Time
+// refuse says the pool did not take the send (nil: none recorded).
+func (s *recentSend) refuse() {
+	if s != nil {
+		s.refused.Store(true)
+	}
 }
 
 func newRecentSends(hold time.Duration) *recentSends {
 	return &recentSends{hold: hold, now: time.Now, byClient: map[netip.Addr][]*recentSend{},
-		byHash: map[common.Hash]*recentSend{}, sealed: map[common.Hash]uint64{}}
+		byHash: map[common.Hash]*recentSend{}}
 }
 
-// sent records that p sent the transaction hash now.
-func (s *recentSends) sent(p *peer.Peer, hash common.Hash) {
+// sent records that p sends the transaction hash now, and returns the
+// record (nil without a hold); call it before the pool takes the
+// transaction, and refuse the record if the pool does not.
+func (s *recentSends) sent(p *peer.Peer, hash common.Hash) *recentSend {
 	if s.hold <= 0 {
-		return
+		return nil
 	}
 	now := s.now()
 	send := &recentSend{client: clientKey(p), hash: hash, at: now}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.expire(now)
-	if n := s.sealed[hash]; n > 0 {
-		send.sealedIn.Store(n)
-	}
 	s.byClient[send.client] = append(s.byClient[send.client], send)
 	s.order = append(s.order, send)
-	s.byHash[hash] = send
+	// A send again of a transaction the pool holds is refused: the first
+	// send's record stays the one its block marks.
+	if prev := s.byHash[hash]; prev == nil || prev.refused.Load() {
+		s.byHash[hash] = send
+	}
 	s.last.Store(now.UnixNano())
+	return send
 }
 
 // maxCatchUp bounds the blocks marked at once: the first marking, and
@@ -152,8 +165,6 @@ func (s *recentSends) markLocked(head uint64, block func(number uint64) types.Tr
 			if send := s.byHash[hash]; send != nil {
 				send.sealedIn.Store(n)
 			}
-			s.sealed[hash] = n
-			s.sealedOrder = append(s.sealedOrder, sealedTx{hash: hash, at: now})
 		}
 	}
 	s.marked.Store(head)
@@ -180,15 +191,14 @@ func (s *recentSends) earliestSealed(p *peer.Peer, head uint64) uint64 {
 		if now.Sub(send.at) >= s.hold {
 			break
 		}
-		if n := send.sealedIn.Load(); n > 0 && n <= head && (earliest == 0 || n < earliest) {
+		if n := send.sealedIn.Load(); n > 0 && n <= head && (earliest == 0 || n < earliest) && !send.refused.Load() {
 			earliest = n
 		}
 	}
 	return earliest
 }
 
-// expire drops the sends older than the hold, and the sealed
-// transactions older than two; the caller holds mu.
+// expire drops the sends older than the hold; the caller holds mu.
 func (s *recentSends) expire(now time.Time) {
 	n := 0
 	for ; n < len(s.order) && now.Sub(s.order[n].at) >= s.hold; n++ {
@@ -205,13 +215,6 @@ func (s *recentSends) expire(now time.Time) {
 	}
 	if n > 0 {
 		s.order = append(s.order[:0], s.order[n:]...)
-	}
-	n = 0
-	for ; n < len(s.sealedOrder) && now.Sub(s.sealedOrder[n].at) >= 2*s.hold; n++ {
-		delete(s.sealed, s.sealedOrder[n].hash)
-	}
-	if n > 0 {
-		s.sealedOrder = append(s.sealedOrder[:0], s.sealedOrder[n:]...)
 	}
 }
 

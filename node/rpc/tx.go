@@ -118,10 +118,13 @@ func ethSendRawTransaction(s *Server, r *request) error {
 	if err != nil {
 		return err
 	}
+	// Recorded before the pool takes it, so that no block seals it first
+	// (sendhold.go).
+	send := s.sends.sent(r.peer, tx.Hash())
 	if err := s.b.Pool.Add(tx); err != nil {
+		send.refuse()
 		return err
 	}
-	s.sends.sent(r.peer, tx.Hash())
 	r.out = codec.AppendHash(r.out, tx.Hash())
 	return nil
 }
