@@ -136,7 +136,10 @@ test("simulateCalls on pending: the first block takes the pending block's number
     calls: [{ to: fresh(), value: 1n }],
     stateOverrides: [{ address: from, balance: parseEther("1") }],
   });
+  const after = await client.getBlock({ blockTag: "pending" });
   assert.equal(results[0].status, "success");
-  // A block may seal between the two requests: then pending is one later.
-  assert.ok(block.number === pending.number || block.number === pending.number + 1n, `simulated block ${block.number}, pending ${pending.number}`);
+  // Blocks may seal between the requests (one every 200 ms, more than one
+  // on a loaded machine): the simulated block is pending's as it was read
+  // before or after, or in between.
+  assert.ok(block.number >= pending.number && block.number <= after.number, `simulated block ${block.number}, pending ${pending.number} before and ${after.number} after`);
 });
