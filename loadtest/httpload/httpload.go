@@ -191,8 +191,8 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 // (rawconn), the node's own: the generator shares the machine's cores with
 // the server it measures, and each microsecond it spends on a request is one
 // the server cannot. Against the node's getBalance, the generator's CPU per
-// request fell from 11.5-12.1 µs to 9.4-10.1 µs (PERFORMANCE.md, "A lighter
-// generator").
+// request fell from 11.5-12.1 µs to 9.4-10.1 µs (PERFORMANCE.md, "Both
+// generators in one run, a lighter loadtest").
 func dialRaw(addr string) (net.Conn, error) {
 	c, err := net.DialTimeout("tcp", addr, 3*time.Second)
 	if err != nil {
@@ -278,6 +278,14 @@ func runHTTPOnce(ctx context.Context, cfg Config, conns int) (RunReport, error) 
 			req.Header.SetContentType("application/json")
 			buf := make([]byte, 0, 512)
 			var kind string
+			var t0 time.Time
+			do := func() error { return client.Do(req, resp) }
+			lean := pipeline == 1 && paths == nil // JSON-RPC, one request at a time
+			if lean {
+				pc := newPostConn(addr, uri, host, cfg.Timeout)
+				defer pc.close()
+				do = func() error { return pc.do(buf, resp, t0) }
+			}
 			pace := pacer.New(cfg.Rate, workers, w, start)
 			if paths != nil {
 				req.Header.SetMethod(fasthttp.MethodGet)
@@ -292,14 +300,16 @@ func runHTTPOnce(ctx context.Context, cfg Config, conns int) (RunReport, error) 
 					}
 				} else {
 					buf, kind = gen.next(buf[:0])
-					req.SetBody(buf)
+					if !lean {
+						req.SetBody(buf)
+					}
 				}
 				pace.Wait()
-				t0 := time.Now()
+				t0 = time.Now()
 				if !t0.Before(end) {
 					return
 				}
-				err := client.Do(req, resp)
+				err := do()
 				t1 := time.Now()
 				if t0.Before(measureFrom) {
 					continue
