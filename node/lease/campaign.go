@@ -153,7 +153,7 @@ func (l *Lease) awaitTurn(ctx context.Context, log *slog.Logger) bool {
 				}
 			case e.Operation() != jetstream.KeyValuePut:
 				return false
-			case bytes.Equal(e.Value(), l.value):
+			case !l.gaveUp && bytes.Equal(e.Value(), l.value):
 				// This candidate's own write, whose answer came too late
 				// (a create, or a renewal before it stepped down): no
 				// one else holds the lease, and no one need wait for it.

@@ -131,6 +131,10 @@ type Lease struct {
 	value  []byte        // what this candidate writes: its name and its stamp (entryValue)
 	rev    uint64        // the revision this candidate last wrote; 0 while it holds nothing
 	resign chan struct{} // Resign's word to the renewing loop (Campaign)
+	// gaveUp: it released the lease since it last took it. An entry of its
+	// own left then (a release that failed) is not one it takes back at
+	// once (awaitTurn): the next candidate, a planned handover's, goes first.
+	gaveUp bool
 }
 
 // stampLen is the length of a candidate's stamp, in hex digits.
@@ -199,7 +203,7 @@ func (l *Lease) Acquire(ctx context.Context) (bool, error) {
 	case err != nil:
 		return false, fmt.Errorf("lease: take: %w", err)
 	}
-	l.rev = rev
+	l.rev, l.gaveUp = rev, false
 	return true, nil
 }
 
@@ -214,7 +218,7 @@ func (l *Lease) TakeStale(ctx context.Context, rev uint64) (bool, error) {
 	case err != nil:
 		return false, fmt.Errorf("lease: take from a silent holder: %w", err)
 	}
-	l.rev = next
+	l.rev, l.gaveUp = next, false
 	return true, nil
 }
 
@@ -245,6 +249,7 @@ func (l *Lease) Release(ctx context.Context) error {
 	if l.rev == 0 {
 		return nil
 	}
+	l.gaveUp = true
 	err := l.kv.Delete(ctx, key, jetstream.LastRevision(l.rev))
 	if errors.Is(err, jetstream.ErrKeyRevisionMismatch) && l.adoptOwnWrite(ctx) {
 		err = l.kv.Delete(ctx, key, jetstream.LastRevision(l.rev))

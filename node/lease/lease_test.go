@@ -466,3 +466,37 @@ func TestHolderName(t *testing.T) {
 		t.Errorf("holderName(entryValue(%q)) = %q", "host 42", got)
 	}
 }
+
+// failedDeletes is a bucket whose deletes fail and change nothing.
+type failedDeletes struct{ jetstream.KeyValue }
+
+func (failedDeletes) Delete(context.Context, string, ...jetstream.KVDeleteOpt) error {
+	return context.DeadlineExceeded
+}
+
+// TestNoTakeBackAfterGivingUp: a candidate whose release failed, its entry
+// left in the bucket, does not take that entry back at once: the next
+// candidate (a planned handover's) goes first.
+func TestNoTakeBackAfterGivingUp(t *testing.T) {
+	url := startNATS(t)
+	cfg := Config{TTL: 5 * time.Second, Renew: time.Second}
+	a := candidate(t, url, "a", cfg)
+	ctx := context.Background()
+	if held, err := a.Acquire(ctx); !held || err != nil {
+		t.Fatalf("a takes a free lease: %t, %v", held, err)
+	}
+	left := a.rev
+	a.kv = failedDeletes{a.kv}
+	if err := a.Release(ctx); err == nil {
+		t.Fatal("a release whose delete failed reported none")
+	}
+	short, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
+	defer cancel()
+	if a.awaitTurn(short, quiet()) {
+		t.Fatal("a took back at once the entry it had given up")
+	}
+	e, err := a.kv.Get(ctx, key)
+	if err != nil || e.Revision() != left {
+		t.Fatalf("the entry: %v, %v; want a's, untouched at revision %d", e, err, left)
+	}
+}
