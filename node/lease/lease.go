@@ -229,8 +229,16 @@ func (l *Lease) Renew(ctx context.Context) error {
 		return ErrLost
 	}
 	rev, err := l.kv.Update(ctx, key, l.value, l.rev)
-	if errors.Is(err, jetstream.ErrKeyRevisionMismatch) && l.adoptOwnWrite(ctx) {
-		rev, err = l.kv.Update(ctx, key, l.value, l.rev)
+	if errors.Is(err, jetstream.ErrKeyRevisionMismatch) {
+		adopted, readErr := l.adoptOwnWrite(ctx)
+		switch {
+		case readErr != nil:
+			// Whose the entry is cannot be told now: the renewal is
+			// unconfirmed, not lost, and the next one asks again.
+			return fmt.Errorf("lease: renew: read the entry past revision %d: %w", l.rev, readErr)
+		case adopted:
+			rev, err = l.kv.Update(ctx, key, l.value, l.rev)
+		}
 	}
 	switch {
 	case errors.Is(err, jetstream.ErrKeyRevisionMismatch), errors.Is(err, jetstream.ErrKeyNotFound):
@@ -251,8 +259,10 @@ func (l *Lease) Release(ctx context.Context) error {
 	}
 	l.gaveUp = true
 	err := l.kv.Delete(ctx, key, jetstream.LastRevision(l.rev))
-	if errors.Is(err, jetstream.ErrKeyRevisionMismatch) && l.adoptOwnWrite(ctx) {
-		err = l.kv.Delete(ctx, key, jetstream.LastRevision(l.rev))
+	if errors.Is(err, jetstream.ErrKeyRevisionMismatch) {
+		if adopted, _ := l.adoptOwnWrite(ctx); adopted {
+			err = l.kv.Delete(ctx, key, jetstream.LastRevision(l.rev))
+		}
 	}
 	l.rev = 0
 	if err != nil && !errors.Is(err, jetstream.ErrKeyRevisionMismatch) {
@@ -267,14 +277,20 @@ func (l *Lease) Release(ctx context.Context) error {
 // ended first) landed, and the candidate takes that revision as its last.
 // Without this, a holder whose renewal timed out on a loaded machine and
 // landed anyway stepped down on its own write, and took the lease back a
-// TTL later: a term lost for nothing.
-func (l *Lease) adoptOwnWrite(ctx context.Context) bool {
+// TTL later: a term lost for nothing. An entry deleted or expired is not
+// its own; an error is a read that did not answer.
+func (l *Lease) adoptOwnWrite(ctx context.Context) (bool, error) {
 	e, err := l.kv.Get(ctx, key)
-	if err != nil || !bytes.Equal(e.Value(), l.value) || e.Revision() <= l.rev {
-		return false
+	switch {
+	case errors.Is(err, jetstream.ErrKeyNotFound), errors.Is(err, jetstream.ErrKeyDeleted):
+		return false, nil
+	case err != nil:
+		return false, err
+	case !bytes.Equal(e.Value(), l.value) || e.Revision() <= l.rev:
+		return false, nil
 	}
 	l.rev = e.Revision()
-	return true
+	return true, nil
 }
 
 // Holder names the candidate that holds the lease ("" when no one does).

@@ -338,7 +338,15 @@ func TestResignBeforeLeadReturns(t *testing.T) {
 // the caller's context.
 type lateAnswers struct {
 	jetstream.KeyValue
-	late atomic.Int32 // writes still to answer late
+	late        atomic.Int32 // writes still to answer late
+	failedReads atomic.Int32 // reads still to fail
+}
+
+func (k *lateAnswers) Get(ctx context.Context, key string) (jetstream.KeyValueEntry, error) {
+	if k.failedReads.Add(-1) >= 0 {
+		return nil, context.DeadlineExceeded
+	}
+	return k.KeyValue.Get(ctx, key)
 }
 
 func (k *lateAnswers) answer(rev uint64, err error) (uint64, error) {
@@ -382,6 +390,17 @@ func TestARenewalThatLandedLate(t *testing.T) {
 	}
 	if err := a.Renew(ctx); err != nil {
 		t.Fatalf("a renews after a renewal that landed late: %v", err)
+	}
+	// The same, with the read that tells whose the entry is failing once:
+	// unconfirmed, not lost.
+	late := answerLate(a, 1)
+	late.failedReads.Store(1)
+	_ = a.Renew(ctx)
+	if err := a.Renew(ctx); err == nil || err == ErrLost {
+		t.Fatalf("a renewal whose entry could not be read: %v, want an error other than ErrLost", err)
+	}
+	if err := a.Renew(ctx); err != nil {
+		t.Fatalf("a renews once the entry reads again: %v", err)
 	}
 	answerLate(a, 1)
 	_ = a.Renew(ctx)
