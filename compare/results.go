@@ -64,7 +64,7 @@ type serverResult struct {
 	// TraceDigests are, by trace chain, a digest of the server's
 	// callTracer traces of the chain's blocks (traceDigest).
 	TraceDigests map[string]string `json:"traceDigests,omitempty"`
-	// WebSocket are the newHeads fan-outs of the last round.
+	// WebSocket are the newHeads fan-outs of every round.
 	WebSocket []wsResult `json:"webSocket,omitempty"`
 }
 

@@ -160,7 +160,7 @@ func printTables(w io.Writer, cfg config, res *results) {
 	}
 	tw.Flush()
 	if c := res.Ceiling; c != nil {
-		fmt.Fprintf(w, "ceiling: fasthttp answering a constant body, getBalance latest: %s req/s, p99 %s (server %.2f cores, %s a request; load generator %.2f cores)\n",
+		fmt.Fprintf(w, "ceiling: fasthttp answering a constant body, getBalance latest, best round: %s req/s, p99 %s (server %.2f cores, %s a request; load generator %.2f cores)\n",
 			kilo(c.RPS), ms(c.P99), c.CPU.Server, cpuTime(c), c.CPU.LoadTest)
 	}
 	for _, n := range notes {

@@ -43,23 +43,35 @@ func TestWSCounts(t *testing.T) {
 	}
 }
 
-// The WebSocket table has every fan-out and the two goals' verdicts:
-// stocknode's p99 over anvil's at the shared count, and stocknode alone at
-// the larger one.
+// The WebSocket table has every round's fan-outs and the two goals'
+// verdicts: stocknode's p99 over anvil's at the shared count, each server's
+// best round, and stocknode alone at the larger one, its best p99 but the
+// heads missed in every round.
 func TestPrintWebSocket(t *testing.T) {
-	fanout := func(n int, p99 time.Duration, undelivered int) wsResult {
-		return wsResult{Subscribers: n, Connected: n, Heads: 290, Undelivered: undelivered,
+	fanout := func(round, n int, p99 time.Duration, undelivered int) wsResult {
+		return wsResult{Round: round, Subscribers: n, Connected: n, Heads: 290, Undelivered: undelivered,
 			Spread: latency.Durations{P50: p99 / 2, P99: p99, Max: p99 + time.Millisecond}, BytesPerSubscriber: 18 << 10}
 	}
 	res := &results{BlockTime: "200ms", Servers: []serverResult{
-		{Name: "stocknode", WebSocket: []wsResult{fanout(5000, 60*time.Millisecond, 0), fanout(15000, 180*time.Millisecond, 1)}},
+		{Name: "stocknode", WebSocket: []wsResult{
+			fanout(1, 5000, 90*time.Millisecond, 0), fanout(1, 15000, 180*time.Millisecond, 1),
+			fanout(2, 5000, 60*time.Millisecond, 0), fanout(2, 15000, 250*time.Millisecond, 2),
+			{Round: 3, Subscribers: 5000, Spread: latency.Durations{P99: time.Millisecond}, Error: "connected 12 of 5000"},
+		}},
 		{Name: "geth"},
-		{Name: "anvil", WebSocket: []wsResult{fanout(5000, 150*time.Millisecond, 0), {Subscribers: 15000, Error: "dial: too many open files"}}},
+		{Name: "anvil", WebSocket: []wsResult{
+			fanout(1, 5000, 150*time.Millisecond, 0), fanout(2, 5000, 160*time.Millisecond, 0),
+			{Round: 1, Subscribers: 15000, Error: "dial: too many open files"},
+		}},
 	}}
 	var b bytes.Buffer
 	printWebSocket(&b, config{wsDuration: time.Minute, wsSubscribers: 5000, wsScale: 15000}, res)
 	out := b.String()
-	for _, want := range []string{"stocknode/anvil: 0.40 (goal at most 0.50)", "p99 spread 180ms, 1 of 290 heads not delivered", "error: dial: too many open files", "18.0 KiB"} {
+	for _, want := range []string{
+		"best round of each, stocknode/anvil: 0.40 (60ms / 150ms; goal at most 0.50)",
+		"p99 spread 180ms (best round), 3 of 580 heads over all rounds not delivered",
+		"error: dial: too many open files", "error: connected 12 of 5000", "18.0 KiB",
+	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("WebSocket table lacks %q:\n%s", want, out)
 		}

@@ -219,6 +219,23 @@ func printReadGoals(w io.Writer, res *results) {
 		}
 		fmt.Fprintf(w, "  %s: %s\n", way.name, goalVerdict(measured, missed, unmeasured))
 	}
+	printCeilingReach(w, res)
+}
+
+// printCeilingReach sets the setup's ceiling beside anvil's getBalance
+// latest: a requests/s goal above what fasthttp answering a constant body
+// made against anvil in the same run is out of reach of any server built
+// on fasthttp in that run (an event-loop server answering the same body
+// made 1-3% more), for the generator and the server share the machine's
+// two cores, and anvil runs at one core's speed whatever is left it
+// (PERFORMANCE.md, "What a run can show").
+func printCeilingReach(w io.Writer, res *results) {
+	anvil := res.server("anvil")
+	x := rpsTimes(res.Ceiling, anvil.read("getBalance", "latest"))
+	if x == 0 {
+		return
+	}
+	fmt.Fprintf(w, "  the setup's ceiling (fasthttp answering a constant body, best round): %.2fx anvil's getBalance latest with loadtest, the most a fasthttp server doing no work shows in this run\n", x)
 }
 
 // goalVerdict sums up one way of measuring: the goals missed and, since a

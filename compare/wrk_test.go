@@ -113,3 +113,27 @@ func TestPrintReadGoals(t *testing.T) {
 		})
 	}
 }
+
+// The read goals end with the setup's ceiling against anvil's getBalance
+// latest, when both were measured.
+func TestPrintCeilingReach(t *testing.T) {
+	anvil := serverResult{Name: "anvil", Reads: []readResult{{Method: "getBalance", Tag: "latest", RPS: 3000}}}
+	for _, tt := range []struct {
+		name string
+		res  *results
+		want string
+	}{
+		{"both", &results{Ceiling: &readResult{RPS: 4500}, Servers: []serverResult{anvil}},
+			"ceiling (fasthttp answering a constant body, best round): 1.50x anvil's getBalance latest"},
+		{"no ceiling", &results{Servers: []serverResult{anvil}}, ""},
+		{"no anvil", &results{Ceiling: &readResult{RPS: 4500}}, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var b strings.Builder
+			printCeilingReach(&b, tt.res)
+			if got := b.String(); (tt.want == "") != (got == "") || !strings.Contains(got, tt.want) {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
