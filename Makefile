@@ -91,7 +91,7 @@ cluster: build nats-server
 failover-bench: build nats-server
 	$(GO) run ./loadtest failover -bin $(BIN) -nats-bin $(NATS_BIN) $(FAILOVER_ARGS)
 
-## compare: stocknode vs geth v1.16.7 and anvil 1.7.1 on one genesis: reads (req/s, p99), eth_getProof, debug_traceTransaction with callTracer and a transaction flood, best of two rounds, about 7 minutes; flags in COMPARE_ARGS.
+## compare: stocknode vs geth v1.16.7 and anvil 1.7.1 on one genesis: reads (req/s, p99, CPU per request; loadtest and wrk), eth_getProof, traces with callTracer, WebSocket fan-outs and a transaction flood, best of two rounds, about 27 minutes; flags in COMPARE_ARGS.
 compare:
 	bash compare/run.sh $(COMPARE_ARGS)
 

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # stocknode against its anchors, geth v1.16.7 and anvil 1.7.1, on one genesis
 # with one load generator, one server at a time (make compare). Prints one
-# table and writes every measurement as JSON. Bounded: about 23 minutes (-rounds 1: about 15;
-# -ws-duration 0 leaves out the WebSocket fan-outs, about 5 of them).
+# table and writes every measurement as JSON. Bounded: about 27 minutes (-rounds 1: about 15;
+# -ws-duration 0 leaves out the WebSocket fan-outs, about 8 of them).
 #
 #   bash compare/run.sh [compare flags, e.g. -servers stocknode,anvil -duration 3s]
 #
