@@ -75,7 +75,7 @@ func measureWebSocket(ctx context.Context, cfg config, sr *serverResult, srv *se
 		}
 		if err != nil {
 			r.Error = err.Error()
-			logf("%s ws-fanout %d: %v", sr.Name, n, err)
+			logf("%s ws-fanout %d round %d: %v", sr.Name, n, round, err)
 		} else {
 			logf("%s ws-fanout %d round %d: %d heads, %d not delivered to all, spread p50 %v p99 %v", sr.Name, n, round, r.Heads, r.Undelivered, r.Spread.P50, r.Spread.P99)
 		}
