@@ -11,7 +11,7 @@
 -- servers (PERFORMANCE.md, "What a run can show"). The bytes sent are the
 -- same.
 local method, tag, token = "getBalance", "latest", os.getenv("TOKEN") or "0x0000000000000000000000000000000000000000"
-local requests = {}
+local prebuilt = {}
 
 local function body(i, addr)
   if method == "call" then
@@ -25,7 +25,7 @@ function init(args)
   method = args[1] or method
   tag = args[2] or tag
   for i = 1, 1024 do
-    requests[i] = wrk.format("POST", "/", { ["Content-Type"] = "application/json" },
+    prebuilt[i] = wrk.format("POST", "/", { ["Content-Type"] = "application/json" },
       body(i, string.format("%040x", i * 7919)))
   end
 end
@@ -33,7 +33,7 @@ end
 local i = 0
 function request()
   i = i % 1024 + 1
-  return requests[i]
+  return prebuilt[i]
 end
 
 local errors = 0

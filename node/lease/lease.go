@@ -260,7 +260,12 @@ func (l *Lease) Release(ctx context.Context) error {
 	l.gaveUp = true
 	err := l.kv.Delete(ctx, key, jetstream.LastRevision(l.rev))
 	if errors.Is(err, jetstream.ErrKeyRevisionMismatch) {
-		if adopted, _ := l.adoptOwnWrite(ctx); adopted {
+		adopted, readErr := l.adoptOwnWrite(ctx)
+		switch {
+		case readErr != nil:
+			// The entry may be its own late write, left until it expires.
+			err = fmt.Errorf("read the entry past revision %d: %w", l.rev, readErr)
+		case adopted:
 			err = l.kv.Delete(ctx, key, jetstream.LastRevision(l.rev))
 		}
 	}

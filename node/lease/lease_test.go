@@ -486,6 +486,29 @@ func TestHolderName(t *testing.T) {
 	}
 }
 
+// TestAReleaseThatCannotTellItsEntry: a release that meets a later
+// revision, its own late renewal, and cannot read whose it is says the
+// lease was not released (the entry stays until it expires).
+func TestAReleaseThatCannotTellItsEntry(t *testing.T) {
+	url := startNATS(t)
+	a := candidate(t, url, "a", Config{TTL: 5 * time.Second, Renew: time.Second})
+	ctx := context.Background()
+	if held, err := a.Acquire(ctx); !held || err != nil {
+		t.Fatalf("a takes a free lease: %t, %v", held, err)
+	}
+	late := answerLate(a, 1)
+	if err := a.Renew(ctx); err == nil || err == ErrLost {
+		t.Fatalf("a renewal answered late: %v, want a timeout", err)
+	}
+	late.failedReads.Store(1)
+	if err := a.Release(ctx); err == nil {
+		t.Fatal("a release that could not read the entry reported none")
+	}
+	if e, err := a.kv.Get(ctx, key); err != nil || holderName(e.Value()) != "a" {
+		t.Fatalf("the entry: %v, %v; want a's, left to expire", e, err)
+	}
+}
+
 // failedDeletes is a bucket whose deletes fail and change nothing.
 type failedDeletes struct{ jetstream.KeyValue }
 
